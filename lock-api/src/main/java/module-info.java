@@ -1,0 +1,10 @@
+/**
+ * Locksmith's neutral lock API ({@code org.locksmith.lock}), the backend SPI ({@code org.locksmith.lock.spi}), and
+ * the shared core, which stays internal.
+ */
+module org.locksmith.lock {
+    exports org.locksmith.lock;
+    exports org.locksmith.lock.spi;
+
+    uses org.locksmith.lock.spi.LockProvider;
+}

@@ -1,0 +1,75 @@
+package org.locksmith.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * One key as seen through one {@link LockClient}. Obtaining it does no I/O; it is thread-safe and cheap, so there
+ * is no need to cache it.
+ *
+ * <p>The owner of a lease is the pair (client, thread): a lease is held by the thread that acquired it, as with
+ * {@link java.util.concurrent.locks.ReentrantLock}. Another thread of the same client contends for the key like
+ * another process would. When the client declares {@link LockFeature#REENTRANT}, an acquire by the thread that
+ * already holds the key returns the same {@link LockLease} with its {@link LockLease#holdCount()} raised by one,
+ * without any round trip to the store; each acquire then needs its own release.
+ *
+ * <p>All waiting methods respond to interruption: they throw {@link InterruptedException} promptly, leave nothing
+ * held and nothing queued in the store, and clear the interrupt status, as {@link Lock#lockInterruptibly()} does.
+ * A lease granted in the same instant as the interrupt is released before the exception is thrown.
+ */
+public interface DistributedLock {
+
+    /** The key this lock guards. */
+    String key();
+
+    /**
+     * Acquires the lock, waiting at most {@code timeout}.
+     *
+     * @param timeout how long to wait; zero means one attempt that does not wait for the holder
+     * @return the lease, valid now
+     * @throws LockTimeoutException if the lock was not granted within the timeout; a timed-out wait gives up no
+     *     earlier than asked and leaves nothing behind in the store
+     * @throws InterruptedException if the thread is interrupted before or while waiting
+     * @throws LockBackendException if the store failed or was unreachable
+     * @throws LockLostException if the thread re-enters a lease that was lost and not yet released
+     * @throws IllegalArgumentException if timeout is negative
+     * @throws NullPointerException if timeout is null
+     * @throws IllegalStateException if the client is, or becomes, closed
+     */
+    LockLease acquire(Duration timeout) throws InterruptedException;
+
+    /**
+     * Acquires the lock, waiting for as long as it takes. Same contract as {@link #acquire(Duration)} with no
+     * deadline.
+     */
+    LockLease acquire() throws InterruptedException;
+
+    /**
+     * One attempt that never waits on the holder (it does one round trip to the store, or none on re-entry).
+     *
+     * @return the lease, or empty if another owner holds the lock
+     * @throws LockBackendException if the store failed or was unreachable
+     * @throws LockLostException if the thread re-enters a lease that was lost and not yet released
+     * @throws IllegalStateException if the client is closed
+     */
+    Optional<LockLease> tryAcquire();
+
+    /**
+     * Acquires the lock, waiting at most {@code timeout}, and reports a timeout as an empty result instead of an
+     * exception. Otherwise the same contract as {@link #acquire(Duration)}.
+     */
+    Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
+
+    /** Whether the current thread holds this key through this client with a lease that is still valid. No I/O. */
+    boolean isHeldByCurrentThread();
+
+    /**
+     * This lock as a {@link Lock}, for code written against {@code java.util.concurrent}: thread-owned and
+     * reentrant, sharing hold counts with {@link #acquire}. {@link Lock#lock()} waits uninterruptibly (keeping the
+     * interrupt status), {@link Lock#unlock()} by a thread that does not hold the key throws {@link
+     * IllegalMonitorStateException}, and {@link Lock#newCondition()} throws {@link UnsupportedOperationException}.
+     * Store failures surface as {@link LockBackendException}.
+     */
+    Lock asLock();
+}

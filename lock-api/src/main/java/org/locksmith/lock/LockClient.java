@@ -1,0 +1,44 @@
+package org.locksmith.lock;
+
+import java.util.Set;
+
+/**
+ * One connection set to one lock store: what one process holds. Obtain one with {@link Locks#open(String)} or a
+ * backend's own factory; share it between threads (it is thread-safe) and close it when the application stops.
+ *
+ * <p>Two clients are two independent owners, exactly as two processes would be, even inside one JVM: a lock held
+ * through one client is not held through the other.
+ *
+ * <p>{@link #close()} releases every lease this client still holds, makes every thread waiting in {@link
+ * DistributedLock#acquire} fail promptly with {@link IllegalStateException}, stops the client's threads and closes
+ * its connections. After close, every method but {@link #close()}, {@link #features()} and {@link #backend()}
+ * throws {@link IllegalStateException}.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * The lock for {@code key}, as seen through this client. Does no I/O.
+     *
+     * @param key any string of 1 to {@value Locks#MAX_KEY_LENGTH} characters that is well-formed UTF-16 (no
+     *     unpaired surrogate). Distinct keys never share a lock.
+     * @throws NullPointerException if key is null
+     * @throws IllegalArgumentException if key is empty, longer than {@value Locks#MAX_KEY_LENGTH} characters or
+     *     contains an unpaired surrogate
+     * @throws IllegalStateException if this client is closed
+     */
+    DistributedLock lock(String key);
+
+    /** The guarantees this client makes; the TCK holds it to exactly these. Never null; unmodifiable. */
+    Set<LockFeature> features();
+
+    /** A short name of the backend and its configuration, such as {@code redis} or {@code mysql-row}. */
+    String backend();
+
+    /**
+     * Releases this client's leases, fails its waiters, stops its threads and closes its connections. Idempotent.
+     * Failures to release in the store are logged, not thrown: the store frees those locks by itself (session end
+     * or lease expiry).
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,59 @@
+package org.locksmith.lock;
+
+import java.util.function.Consumer;
+
+/**
+ * The proof that a thread holds a lock. Returned by {@link DistributedLock#acquire}; close it (or call {@link
+ * #release()}) once for every acquire, ideally with try-with-resources.
+ *
+ * <p>A lease is owned by the thread that acquired it; {@link #release()} from any other thread throws {@link
+ * IllegalMonitorStateException} and leaves the lock held.
+ *
+ * <p>A lease can be lost behind its holder's back: its session with the store died, its lease expired, or its
+ * state in the store was removed. From the moment the core can no longer prove the lease held, {@link #isValid()}
+ * returns false; where the client declares {@link LockFeature#LOSS_DETECTION}, the core notices such a loss by
+ * itself and calls every {@link #onLost} listener exactly once.
+ */
+public interface LockLease extends AutoCloseable {
+
+    /** The key this lease holds. */
+    String key();
+
+    /**
+     * The fencing token of this grant: strictly greater than the token of every earlier grant of this key. Pass it
+     * to the resource you protect so that it can reject writes from a holder whose lease was lost.
+     *
+     * @throws UnsupportedOperationException if the client does not declare {@link LockFeature#FENCING}
+     */
+    long fencingToken();
+
+    /**
+     * Whether this lease is held and can still be proved held: false once released, once lost, and once the
+     * time for which the store last confirmed it has passed without a renewal. No I/O.
+     */
+    boolean isValid();
+
+    /** How many acquires of the owning thread this lease currently stands for; 0 once fully released. */
+    int holdCount();
+
+    /**
+     * Registers a listener called exactly once if this lease is lost before it is released; called at once (on
+     * the calling thread) if it was lost already. Listeners run on a core thread and must not block.
+     */
+    void onLost(Consumer<? super LockLostException> listener);
+
+    /**
+     * Releases one hold; the last one releases the lock in the store.
+     *
+     * @throws IllegalMonitorStateException if the current thread is not the owner, or the lease is fully released
+     * @throws LockLostException if the lease was lost before this release: the hold is released all the same, and
+     *     the exception tells the caller that the work done under it was not protected
+     * @throws LockBackendException if the store could not be told; the hold is released locally and the store
+     *     frees the lock by itself (lease expiry or session end)
+     */
+    void release();
+
+    /** Same as {@link #release()}. */
+    @Override
+    void close();
+}

@@ -1,0 +1,155 @@
+package org.locksmith.lock;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.locksmith.lock.internal.CoreLockClient;
+import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.LockProvider;
+import org.locksmith.lock.spi.LockUrl;
+
+/**
+ * The entry point: opens a {@link LockClient} for a URL, choosing the backend by the URL's scheme among the {@link
+ * LockProvider}s on the class path (or module path), the way {@code DriverManager} chooses a JDBC driver. Swapping
+ * the backend is swapping a jar and a URL.
+ *
+ * <pre>{@code
+ * try (LockClient locks = Locks.open("redis://127.0.0.1:6379?leaseMs=30000")) {
+ *     try (LockLease lease = locks.lock("orders:42").acquire(Duration.ofSeconds(5))) {
+ *         long token = lease.fencingToken();
+ *         ...
+ *     }
+ * }
+ * }</pre>
+ */
+public final class Locks {
+
+    /** The longest key, in UTF-16 chars, that every backend accepts. */
+    public static final int MAX_KEY_LENGTH = 1024;
+
+    /** The system property {@link #open()} reads first. */
+    public static final String URL_PROPERTY = "locksmith.url";
+
+    /** The environment variable {@link #open()} reads when the system property is not set. */
+    public static final String URL_ENVIRONMENT_VARIABLE = "LOCKSMITH_URL";
+
+    private Locks() {}
+
+    /**
+     * Opens a client for {@code url}, whose scheme selects the provider and whose query parameters configure it.
+     *
+     * @throws NullPointerException if url is null
+     * @throws IllegalArgumentException if the URL is malformed, no provider on the class path has its scheme (the
+     *     message lists the providers found), or it has a parameter the provider does not know (the message lists
+     *     those it knows) or a bad value; all before any I/O
+     * @throws LockBackendException if the store cannot be reached within the configured timeout
+     */
+    public static LockClient open(String url) {
+        Objects.requireNonNull(url, "url");
+        LockUrl parsed = LockUrl.parse(url);
+        List<LockProvider> providers = providers();
+        LockProvider provider = providers.stream()
+                .filter(p -> p.schemes().contains(parsed.scheme()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No lock provider for scheme '"
+                        + parsed.scheme()
+                        + "' in "
+                        + parsed
+                        + ". Found: "
+                        + describe(providers)
+                        + ". Add the backend's jar (for example org.locksmith:lock-redis) to the class path."));
+        Set<String> unknown = new TreeSet<>(parsed.parameters().keySet());
+        unknown.removeAll(provider.parameters());
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("Unknown parameter"
+                    + (unknown.size() > 1 ? "s " : " ")
+                    + unknown
+                    + " in lock URL "
+                    + parsed
+                    + "; provider '"
+                    + provider.name()
+                    + "' knows "
+                    + new TreeSet<>(provider.parameters()));
+        }
+        return client(provider.open(parsed));
+    }
+
+    /**
+     * Opens a client for the URL in the system property {@value #URL_PROPERTY}, else the environment variable
+     * {@value #URL_ENVIRONMENT_VARIABLE}; with neither set, for the default URL of the only provider on the class
+     * path.
+     *
+     * @throws IllegalStateException if no URL is set and there is not exactly one provider; the message lists the
+     *     providers found and what to set
+     * @see #open(String)
+     */
+    public static LockClient open() {
+        String url = System.getProperty(URL_PROPERTY);
+        if (url == null || url.isBlank()) {
+            url = System.getenv(URL_ENVIRONMENT_VARIABLE);
+        }
+        if (url != null && !url.isBlank()) {
+            return open(url.trim());
+        }
+        List<LockProvider> providers = providers();
+        if (providers.size() != 1) {
+            throw new IllegalStateException((providers.isEmpty()
+                            ? "No lock provider on the class path. Add a backend such as org.locksmith:lock-redis"
+                            : "Several lock providers on the class path (" + describe(providers) + ")")
+                    + ", and no URL is set: set the system property "
+                    + URL_PROPERTY
+                    + " or the environment variable "
+                    + URL_ENVIRONMENT_VARIABLE
+                    + " (for example redis://127.0.0.1:6379), or call Locks.open(url).");
+        }
+        return open(providers.get(0).defaultUrl());
+    }
+
+    /**
+     * The providers visible to the thread's context class loader and to this class's loader, sorted by name.
+     *
+     * @throws IllegalStateException if a registered provider cannot be loaded, naming it
+     */
+    public static List<LockProvider> providers() {
+        Map<String, LockProvider> byClass = new java.util.LinkedHashMap<>();
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        for (ClassLoader loader : new ClassLoader[] {context, Locks.class.getClassLoader()}) {
+            try {
+                for (LockProvider p : ServiceLoader.load(LockProvider.class, loader)) {
+                    byClass.putIfAbsent(p.getClass().getName(), p);
+                }
+            } catch (ServiceConfigurationError e) {
+                throw new IllegalStateException("A lock provider could not be loaded: " + e.getMessage(), e);
+            }
+        }
+        List<LockProvider> list = new ArrayList<>(byClass.values());
+        list.sort(Comparator.comparing(LockProvider::name));
+        return List.copyOf(list);
+    }
+
+    /**
+     * Wraps a backend in the shared core (reentrancy, deadlines, interruption, renewal, loss detection, key
+     * checks). For backend authors: their factories ({@code RedisLocks.using(...)}) and providers end here.
+     * The client owns the backend and closes it.
+     */
+    public static LockClient client(LockBackend backend) {
+        return new CoreLockClient(Objects.requireNonNull(backend, "backend"));
+    }
+
+    private static String describe(List<LockProvider> providers) {
+        if (providers.isEmpty()) {
+            return "none";
+        }
+        return providers.stream()
+                .map(p -> p.name() + " (" + String.join(", ", new TreeSet<>(p.schemes())) + "://, "
+                        + p.getClass().getName() + ")")
+                .collect(Collectors.joining("; "));
+    }
+}

@@ -1,0 +1,94 @@
+package org.locksmith.lock.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+import org.locksmith.lock.DistributedLock;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockTimeoutException;
+
+/** A key seen through a {@link CoreLockClient}: turns timeouts into deadlines. Holds no state of its own. */
+final class CoreDistributedLock implements DistributedLock {
+    private final CoreLockClient client;
+    private final String key;
+
+    CoreDistributedLock(CoreLockClient client, String key) {
+        this.client = client;
+        this.key = key;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public LockLease acquire(Duration timeout) throws InterruptedException {
+        LockLease lease = acquireWithin(timeout);
+        if (lease == null) {
+            throw new LockTimeoutException(
+                    "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
+        }
+        return lease;
+    }
+
+    @Override
+    public LockLease acquire() throws InterruptedException {
+        return client.acquire(key, Long.MAX_VALUE, false);
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire() {
+        try {
+            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true));
+        } catch (InterruptedException e) {
+            throw new AssertionError("a try without waiting does not check interruption", e);
+        }
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException {
+        return Optional.ofNullable(acquireWithin(timeout));
+    }
+
+    private CoreLease acquireWithin(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+        if (timeout.isZero()) {
+            return client.acquire(key, System.nanoTime(), true);
+        }
+        return client.acquire(key, deadline(timeout), false);
+    }
+
+    static long deadline(Duration timeout) {
+        long now = System.nanoTime();
+        long nanos;
+        try {
+            nanos = timeout.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+        long deadline = now + nanos;
+        // Saturate: a very long timeout means "no deadline", not a deadline in the past.
+        return (deadline - now < 0 || nanos > Long.MAX_VALUE / 2) ? Long.MAX_VALUE : deadline;
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        CoreLease lease = client.heldByCurrentThread(key);
+        return lease != null && lease.isValid();
+    }
+
+    @Override
+    public Lock asLock() {
+        return new JucLockAdapter(this, client);
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + key + " via " + client.backend() + "]";
+    }
+}

@@ -1,0 +1,55 @@
+package org.locksmith.lock.spi;
+
+/**
+ * One attempt to acquire a key, handed by the core to {@link LockBackend#acquire}. The core has already checked
+ * the key, handled re-entry and checked the interrupt status; the backend only talks to its store.
+ *
+ * <p>Deadlines are {@link System#nanoTime()} values. A request with {@link #remainingNanos()} {@code <= 0} from the
+ * start ({@link #isTry()}) must make exactly one attempt and never wait on the holder.
+ *
+ * <p>Cancellation: the request is cancelled when the calling thread is interrupted, when its deadline passes, or
+ * when the client closes. A backend whose wait is interruptible (a {@code Condition}, a latch) needs nothing more.
+ * A backend blocked in a store call that ignores interrupts (a socket read, a JDBC statement) registers an {@link
+ * #onCancel} action that unblocks it (cancel the statement, unblock the client); the core runs that action from
+ * another thread within about {@value #CANCEL_CHECK_MILLIS} ms of the interrupt, or at the deadline.
+ */
+public interface AcquireRequest {
+
+    /** How often, in milliseconds, the core checks waiting threads for interruption. */
+    int CANCEL_CHECK_MILLIS = 20;
+
+    /** The key, as the user gave it (validated: 1 to 1024 chars, well-formed UTF-16). Encode it for your store. */
+    String key();
+
+    /**
+     * An identifier of this attempt's owner, unique across clients, threads and processes (the client's random id
+     * and a per-grant counter). Store it as the lock's owner and check it on renew and release.
+     */
+    String ownerId();
+
+    /** The deadline, as a {@link System#nanoTime()} value; {@link Long#MAX_VALUE} for none. */
+    long deadlineNanos();
+
+    /** Nanoseconds left until the deadline; {@code <= 0} means: do not wait any more. */
+    long remainingNanos();
+
+    /** True if this request must not wait at all (a {@code tryAcquire()}). */
+    boolean isTry();
+
+    /** True once this request was cancelled (interrupt, deadline or client close); stop waiting and clean up. */
+    boolean isCancelled();
+
+    /**
+     * Registers an action the core runs once, from another thread, when this request is cancelled while the
+     * backend waits; runs it at once if the request is cancelled already. Use it to unblock an uninterruptible
+     * store call. The action must not block.
+     */
+    void onCancel(Runnable action);
+
+    /**
+     * Reports that the lease granted for this request can no longer be proved held (its session died, its
+     * connection was killed, its state vanished). Callable from any thread at any time after the grant; the core
+     * turns the lease invalid and fires its listeners once. Calls after release are ignored.
+     */
+    void reportLost(String reason, Throwable cause);
+}

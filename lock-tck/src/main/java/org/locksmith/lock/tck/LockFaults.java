@@ -1,0 +1,62 @@
+package org.locksmith.lock.tck;
+
+import java.util.Set;
+import org.locksmith.lock.LockClient;
+
+/**
+ * The faults a backend's test can inflict on its store, so that the TCK can check what happens when things go
+ * wrong. A backend test returns one from {@link LockTck#faults()}; contracts that need a fault the backend cannot
+ * inflict are skipped with a reason naming the fault, never passed.
+ */
+public interface LockFaults {
+
+    /** The faults a backend's test may be able to inflict. */
+    enum Fault {
+        /**
+         * End the client's session(s) with the store from the store's side (ZooKeeper session expiry, Redis
+         * {@code CLIENT KILL}, MySQL {@code KILL CONNECTION}), without telling the client.
+         */
+        KILL_SESSION,
+        /** Remove the store's state for one key behind every holder's back. */
+        DELETE_LOCK_STATE,
+        /** Restart the store (a private instance), losing whatever the store loses in a crash restart. */
+        RESTART_STORE,
+        /** Make the store unreachable (stop or pause a private instance) until the outage is ended. */
+        STORE_OUTAGE
+    }
+
+    /** No faults: every fault-driven contract is skipped. */
+    LockFaults NONE = Set::of;
+
+    /** The faults {@link #inflict} methods below support. */
+    Set<Fault> supported();
+
+    /** {@link Fault#KILL_SESSION}: ends {@code client}'s sessions from the store's side and returns at once. */
+    default void killSession(LockClient client) {
+        throw new UnsupportedOperationException("KILL_SESSION");
+    }
+
+    /** {@link Fault#DELETE_LOCK_STATE}: removes the store's state of {@code key}, as an operator might. */
+    default void deleteLockState(String key) {
+        throw new UnsupportedOperationException("DELETE_LOCK_STATE");
+    }
+
+    /** {@link Fault#RESTART_STORE}: restarts the store and returns when it serves again. */
+    default void restartStore() {
+        throw new UnsupportedOperationException("RESTART_STORE");
+    }
+
+    /**
+     * {@link Fault#STORE_OUTAGE}: makes the store unreachable until the returned outage is closed; closing it
+     * returns when the store serves again.
+     */
+    default Outage beginOutage() {
+        throw new UnsupportedOperationException("STORE_OUTAGE");
+    }
+
+    /** A store outage in progress; {@link #close()} ends it. */
+    interface Outage extends AutoCloseable {
+        @Override
+        void close();
+    }
+}
