@@ -98,7 +98,10 @@ public final class Locks {
         if (url != null && !url.isBlank()) {
             return open(url.trim());
         }
-        List<LockProvider> providers = providers();
+        return open(onlyProvider(providers()).defaultUrl());
+    }
+
+    static LockProvider onlyProvider(List<LockProvider> providers) {
         if (providers.size() != 1) {
             throw new IllegalStateException((providers.isEmpty()
                             ? "No lock provider on the class path. Add a backend such as org.locksmith:lock-redis"
@@ -109,7 +112,7 @@ public final class Locks {
                     + URL_ENVIRONMENT_VARIABLE
                     + " (for example redis://127.0.0.1:6379), or call Locks.open(url).");
         }
-        return open(providers.get(0).defaultUrl());
+        return providers.get(0);
     }
 
     /**
