@@ -1,0 +1,68 @@
+package org.locksmith.lock.zookeeper;
+
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.LockProvider;
+import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.zookeeper.internal.CuratorClients;
+import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
+import org.locksmith.lock.zookeeper.internal.ZooKeeperSettings;
+
+/**
+ * Opens ZooKeeper lock clients for {@code zookeeper://} URLs, found by {@link org.locksmith.lock.Locks#open(String)}
+ * through {@link java.util.ServiceLoader}:
+ *
+ * <pre>{@code
+ * zookeeper://host1:2181,host2:2181/root?sessionTimeoutMs=30000&connectionTimeoutMs=5000
+ * }</pre>
+ *
+ * <ul>
+ *   <li>hosts: the ensemble; the port defaults to 2181.
+ *   <li>path: the node under which lock nodes live, default {@code /locksmith}; it may have several segments.
+ *   <li>{@code sessionTimeoutMs} (default 30000): the session timeout asked of the server, which bounds it to 2 to 20
+ *       ticks. A crashed holder's lock frees once its session expires.
+ *   <li>{@code connectionTimeoutMs} (default 5000): how long opening the client, and any operation, waits for a
+ *       connection before failing with {@link org.locksmith.lock.LockBackendException}.
+ * </ul>
+ *
+ * The client owns its {@link CuratorFramework} and closes it with the {@link org.locksmith.lock.LockClient}.
+ */
+public final class ZooKeeperLockProvider implements LockProvider {
+
+    /** Used by {@link java.util.ServiceLoader}; does no I/O. */
+    public ZooKeeperLockProvider() {}
+
+    @Override
+    public String name() {
+        return "zookeeper";
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("zookeeper");
+    }
+
+    @Override
+    public String defaultUrl() {
+        return "zookeeper://127.0.0.1:2181";
+    }
+
+    @Override
+    public Set<String> parameters() {
+        return ZooKeeperSettings.PARAMETERS;
+    }
+
+    /**
+     * Connects to the ensemble of {@code url} and waits for the first connection.
+     *
+     * @throws IllegalArgumentException if a setting is invalid (before any I/O)
+     * @throws org.locksmith.lock.LockBackendException if no server answers within {@code connectionTimeoutMs}
+     */
+    @Override
+    public LockBackend open(LockUrl url) {
+        ZooKeeperSettings settings = ZooKeeperSettings.from(url);
+        CuratorFramework curator = CuratorClients.open(settings);
+        return new ZooKeeperLockBackend(curator, true, settings.root(), settings.connectString());
+    }
+}

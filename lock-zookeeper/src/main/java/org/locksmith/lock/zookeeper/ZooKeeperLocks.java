@@ -1,0 +1,48 @@
+package org.locksmith.lock.zookeeper;
+
+import java.util.Objects;
+import org.apache.curator.framework.CuratorFramework;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
+import org.locksmith.lock.zookeeper.internal.ZooKeeperSettings;
+
+/**
+ * ZooKeeper lock clients built on a {@link CuratorFramework} the application already has (with its own retry
+ * policy, authentication, ACLs and namespace). For a URL, use {@link Locks#open(String)} with {@code zookeeper://}.
+ *
+ * <p>Semantics (see the module README): each acquire creates an ephemeral sequential node under a container node
+ * per key; the lowest sequence holds; each waiter watches only its predecessor, so waiters are granted in arrival
+ * order, one wake-up per release. The fencing token is the holder node's {@code czxid}, which only rises, also
+ * across server restarts and leader changes. A lease is bound to the client's session: it turns invalid, and its
+ * {@code onLost} listeners fire, as soon as the connection is SUSPENDED or the session LOST, and stays invalid
+ * after a reconnection.
+ */
+public final class ZooKeeperLocks {
+    private ZooKeeperLocks() {}
+
+    /**
+     * A client whose locks live under {@value ZooKeeperSettings#DEFAULT_ROOT} (inside the client's namespace, if it
+     * has one). Closing the returned client releases its leases but does not close {@code curator}.
+     *
+     * @throws NullPointerException if curator is null
+     * @throws IllegalStateException if curator was not started
+     */
+    public static LockClient using(CuratorFramework curator) {
+        return using(curator, ZooKeeperSettings.DEFAULT_ROOT);
+    }
+
+    /**
+     * A client whose locks live under {@code root}, such as {@code /app/locks}.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if root is not a valid ZooKeeper path below {@code /}
+     * @throws IllegalStateException if curator was not started
+     */
+    public static LockClient using(CuratorFramework curator, String root) {
+        Objects.requireNonNull(curator, "curator");
+        Objects.requireNonNull(root, "root");
+        return Locks.client(new ZooKeeperLockBackend(
+                curator, false, root, curator.getZookeeperClient().getCurrentConnectionString()));
+    }
+}

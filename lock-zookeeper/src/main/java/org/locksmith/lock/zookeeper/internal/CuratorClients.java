@@ -1,0 +1,56 @@
+package org.locksmith.lock.zookeeper.internal;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryUntilElapsed;
+import org.locksmith.lock.LockBackendException;
+
+/** Opens the Curator client behind a {@code zookeeper://} URL. */
+public final class CuratorClients {
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private CuratorClients() {}
+
+    /**
+     * Starts a client and waits for its first connection.
+     *
+     * @throws LockBackendException if ZooKeeper cannot be reached within the connection timeout
+     */
+    public static CuratorFramework open(ZooKeeperSettings settings) {
+        int connectionMs = (int) settings.connectionTimeout().toMillis();
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(settings.connectString())
+                .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
+                .connectionTimeoutMs(connectionMs)
+                // Each attempt waits up to connectionTimeoutMs for a connection; retrying until that time has
+                // elapsed rides over a leader change (the connection drops and comes back within it) while an
+                // unreachable ensemble still fails within about one connection timeout.
+                .retryPolicy(new RetryUntilElapsed(connectionMs, 50))
+                .threadFactory(CuratorClients::daemon)
+                .build();
+        curator.start();
+        boolean connected;
+        try {
+            connected = curator.blockUntilConnected(connectionMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            curator.close();
+            Thread.currentThread().interrupt();
+            throw new LockBackendException("Interrupted while connecting to ZooKeeper at " + settings.connectString());
+        }
+        if (!connected) {
+            curator.close();
+            throw new LockBackendException("Could not connect to ZooKeeper at " + settings.connectString()
+                    + " within " + ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionMs
+                    + "; check that the ensemble is running and reachable, or raise the timeout");
+        }
+        return curator;
+    }
+
+    private static Thread daemon(Runnable task) {
+        Thread t = new Thread(task, "locksmith-zookeeper-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
+}

@@ -1,0 +1,158 @@
+package org.locksmith.lock.zookeeper.internal;
+
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+
+/**
+ * One attempt's ephemeral sequential node: while waiting, the watcher that wakes its thread when the predecessor
+ * goes; once granted, the {@link BackendLease} that watches for its own node vanishing behind its back.
+ *
+ * <p>The watcher never does blocking I/O (it runs on ZooKeeper's single event thread): a waiter is only signalled,
+ * and a holder's check is sent in the background.
+ */
+final class LockNode implements BackendLease, Watcher {
+    enum State {
+        WAITING,
+        HELD,
+        DONE
+    }
+
+    final AcquireRequest request;
+    final String parent;
+    final String tag;
+    private final ZooKeeperLockBackend backend;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private long signals;
+
+    volatile State state = State.WAITING;
+    /** Full path of the node once created; null before, and again after it vanished while waiting. */
+    volatile String path;
+
+    volatile String name;
+    /** True once a create was sent: an interrupted create may have left a node we must find by {@link #tag}. */
+    volatile boolean createSent;
+
+    private volatile long czxid;
+    private volatile long confirmedAtNanos;
+
+    LockNode(ZooKeeperLockBackend backend, AcquireRequest request, String parent) {
+        this.backend = backend;
+        this.request = request;
+        this.parent = parent;
+        this.tag = LockNodes.ownerTag(request.ownerId());
+    }
+
+    void created(String path, long czxid) {
+        this.path = path;
+        this.name = LockNodes.name(path);
+        this.czxid = czxid;
+    }
+
+    void vanished() {
+        path = null;
+        name = null;
+        createSent = false;
+    }
+
+    void granted(long confirmedAtNanos) {
+        this.confirmedAtNanos = confirmedAtNanos;
+        this.state = State.HELD;
+    }
+
+    long signals() {
+        lock.lock();
+        try {
+            return signals;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the waiting thread so that it looks again (predecessor gone, reconnected, cancelled). */
+    void wake() {
+        lock.lock();
+        try {
+            signals++;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until {@link #wake()} is called after {@code seen} was read, the request is cancelled or its deadline
+     * passes.
+     *
+     * @return true if woken, false if cancelled or out of time
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    boolean await(long seen) throws InterruptedException {
+        lock.lock();
+        try {
+            while (signals == seen) {
+                if (request.isCancelled()) {
+                    return false;
+                }
+                long left = request.remainingNanos();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void process(WatchedEvent event) {
+        switch (state) {
+            case WAITING -> {
+                // A waiter registers a child watch on the parent only because the same getChildren call may turn
+                // out to grant it the lock; while waiting, only its predecessor's deletion matters (no herd).
+                if (event.getType() != Event.EventType.NodeChildrenChanged) {
+                    wake();
+                }
+            }
+            case HELD -> {
+                String own = path;
+                if (event.getType() == Event.EventType.NodeDeleted && own != null && own.equals(event.getPath())) {
+                    backend.lost(this, "its node " + own + " was deleted behind its back");
+                } else if (event.getType() == Event.EventType.NodeChildrenChanged
+                        || event.getType() == Event.EventType.NodeDataChanged) {
+                    backend.checkHeldInBackground(this);
+                }
+            }
+            case DONE -> {
+                // released or abandoned: a late watch from the wait, nothing to do
+            }
+        }
+    }
+
+    @Override
+    public long fencingToken() {
+        return czxid;
+    }
+
+    @Override
+    public long confirmedAtNanos() {
+        return confirmedAtNanos;
+    }
+
+    @Override
+    public boolean release() {
+        return backend.release(this);
+    }
+
+    @Override
+    public String toString() {
+        return "LockNode[" + (path == null ? parent + "/?" : path) + ", " + state + "]";
+    }
+}

@@ -1,0 +1,353 @@
+package org.locksmith.lock.zookeeper.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.spi.LockBackend;
+
+/**
+ * The ZooKeeper lock recipe on a Curator client: one container node per key, one protected ephemeral sequential
+ * child per attempt, the lowest sequence holds, each waiter watches only its predecessor.
+ *
+ * <p>Round trips: an uncontended acquire is one {@code create2} (returns the node's stat, hence its czxid, the
+ * fencing token) and one {@code getChildren} (which also arms the watch that detects the node being deleted behind
+ * the holder's back); the release is one {@code delete}. That is what Curator's {@code InterProcessMutex} spends.
+ *
+ * <p>Connection states: SUSPENDED and LOST make every held lease lost. A holder cannot prove it holds while it
+ * cannot talk to ZooKeeper (its session may expire any moment and another client be granted), and the core's lease
+ * has no way back from lost, so RECONNECTED does not restore it; releasing such a lease still deletes its node if
+ * the session survived, so that the next waiter is granted at once. Waiters keep their place across a suspension
+ * and look again on RECONNECTED; a waiter whose node vanished (session expired) queues again.
+ */
+public final class ZooKeeperLockBackend implements LockBackend {
+    private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
+    private static final byte[] NO_DATA = new byte[0];
+
+    private final CuratorFramework curator;
+    private final boolean ownsCurator;
+    private final String root;
+    private final String where;
+    private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
+    private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
+    /** Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. */
+    private final AtomicLong disconnections = new AtomicLong();
+
+    private final ConnectionStateListener connectionListener = this::connectionChanged;
+
+    /**
+     * @param curator a started client
+     * @param ownsCurator whether {@link #close()} closes it (true when opened from a URL)
+     * @param root the validated lock root, such as {@code /locksmith}
+     * @param where the address, for messages
+     */
+    public ZooKeeperLockBackend(CuratorFramework curator, boolean ownsCurator, String root, String where) {
+        if (curator.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("The CuratorFramework must be started before it is used for locks (state: "
+                    + curator.getState() + "); call start() first");
+        }
+        this.curator = curator;
+        this.ownsCurator = ownsCurator;
+        this.root = LockNodes.validateRoot(root);
+        this.where = where;
+        curator.getConnectionStateListenable().addListener(connectionListener);
+    }
+
+    @Override
+    public String name() {
+        return "zookeeper";
+    }
+
+    @Override
+    public Set<LockFeature> features() {
+        return EnumSet.of(
+                LockFeature.REENTRANT,
+                LockFeature.FAIR,
+                LockFeature.FENCING,
+                LockFeature.DURABLE_FENCING,
+                LockFeature.SESSION_BOUND,
+                LockFeature.BLOCKING_WAKEUP,
+                LockFeature.LOSS_DETECTION);
+    }
+
+    /** Leases do not expire on a timer: they live as long as the session (and the connection) does. */
+    @Override
+    public Duration leaseTime() {
+        return Duration.ZERO;
+    }
+
+    /** Nothing to renew: ZooKeeper's own heartbeats keep the session, and connection events report its loss. */
+    @Override
+    public Duration renewInterval() {
+        return Duration.ZERO;
+    }
+
+    /** The Curator client, for tests and tools. */
+    public CuratorFramework curator() {
+        return curator;
+    }
+
+    /** The path of the parent node of {@code key}. */
+    public String lockPath(String key) {
+        return root + "/" + LockNodes.encodeKey(key);
+    }
+
+    @Override
+    public BackendLease acquire(AcquireRequest request) throws InterruptedException {
+        String parent = lockPath(request.key());
+        LockNode node = new LockNode(this, request, parent);
+        boolean granted = false;
+        waiting.add(node);
+        try {
+            if (!request.isTry()) {
+                request.onCancel(node::wake); // client close: stop waiting at once
+            }
+            while (true) {
+                if (node.path == null) {
+                    create(node);
+                }
+                long disconnectionsBefore = disconnections.get();
+                long sentAt = System.nanoTime();
+                List<String> children = sortedChildren(node);
+                int index = children.indexOf(node.name);
+                if (index < 0) {
+                    // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
+                    node.vanished();
+                    if (request.isTry() || request.isCancelled()) {
+                        return null;
+                    }
+                    continue;
+                }
+                if (index == 0) {
+                    granted = true;
+                    return grant(node, sentAt, disconnectionsBefore);
+                }
+                if (request.isTry() || request.isCancelled()) {
+                    return null;
+                }
+                long seen = node.signals();
+                if (predecessorExists(parent + "/" + children.get(index - 1), node) && !node.await(seen)) {
+                    return null;
+                }
+                if (request.isCancelled()) {
+                    return null;
+                }
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (LockBackendException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new LockBackendException(
+                    "ZooKeeper at " + where + " failed while acquiring key '" + request.key() + "': " + e, e);
+        } finally {
+            waiting.remove(node);
+            if (!granted) {
+                abandon(node);
+            }
+        }
+    }
+
+    private void create(LockNode node) throws Exception {
+        Stat stat = new Stat();
+        node.createSent = true;
+        // Protected mode: if the connection drops after the server created the node but before the reply came,
+        // Curator's retry finds the node by its protection id instead of creating a second one that would queue
+        // behind the first and deadlock us. Parents are containers, which the server deletes once empty.
+        String path = curator.create()
+                .storingStatIn(stat)
+                .creatingParentContainersIfNeeded()
+                .withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(node.parent + "/" + node.tag, NO_DATA);
+        long czxid = stat.getCzxid();
+        if (czxid == 0) {
+            // The node was found by protected mode after a lost reply: the stat was not filled in; ask for it.
+            Stat found = curator.checkExists().forPath(path);
+            czxid = found == null ? 0 : found.getCzxid();
+            if (found == null) {
+                node.created(path, 0);
+                node.vanished();
+                return; // expired in between; the caller's getChildren will not find it and queue again
+            }
+        }
+        node.created(path, czxid);
+    }
+
+    private List<String> sortedChildren(LockNode node) throws Exception {
+        if (node.path == null) {
+            return List.of();
+        }
+        // The watch matters only if this call grants the lock: it then tells the holder that a child changed,
+        // which is how a holder learns that its own node was deleted behind its back, at no extra round trip.
+        List<String> children =
+                new ArrayList<>(curator.getChildren().usingWatcher(node).forPath(node.parent));
+        children.removeIf(child -> LockNodes.sequence(child) < 0);
+        children.sort(LockNodes.BY_SEQUENCE);
+        return children;
+    }
+
+    private boolean predecessorExists(String predecessor, LockNode node) throws Exception {
+        try {
+            // getData, not exists: a watch is left only on a node that exists, never on one that is already gone.
+            curator.getData().usingWatcher(node).forPath(predecessor);
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        }
+    }
+
+    private LockNode grant(LockNode node, long sentAt, long disconnectionsBefore) {
+        node.granted(sentAt);
+        held.add(node);
+        if (disconnections.get() != disconnectionsBefore) {
+            // The connection was suspended while the grant was in flight; the listener may have missed this node.
+            lost(node, "the connection to ZooKeeper was suspended while it was granted");
+        }
+        return node;
+    }
+
+    /** Removes what an attempt that was not granted left behind; never throws, keeps the interrupt status. */
+    private void abandon(LockNode node) {
+        node.state = LockNode.State.DONE;
+        if (!node.createSent) {
+            return;
+        }
+        boolean interrupted = Thread.interrupted(); // ZooKeeper's calls refuse to start on an interrupted thread
+        try {
+            String path = node.path;
+            if (path != null) {
+                deleteGuaranteed(path);
+            } else {
+                // The create was interrupted or failed before its reply: find our node by its owner tag.
+                for (String child : curator.getChildren().forPath(node.parent)) {
+                    if (child.contains(node.tag)) {
+                        deleteGuaranteed(node.parent + "/" + child);
+                    }
+                }
+            }
+        } catch (KeeperException.NoNodeException e) {
+            // nothing left behind
+        } catch (Exception e) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "Could not delete the abandoned lock node of key '" + node.request.key()
+                            + "'; Curator retries in the background and it vanishes with the session anyway: " + e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void deleteGuaranteed(String path) throws Exception {
+        try {
+            // guaranteed(): if the connection fails, Curator keeps deleting in the background until it succeeds,
+            // so a waiter that gave up never blocks the queue for the rest of its session.
+            curator.delete().guaranteed().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            // already gone (session expired, or deleted by an operator)
+        }
+    }
+
+    boolean release(LockNode node) {
+        held.remove(node);
+        node.state = LockNode.State.DONE;
+        boolean interrupted = Thread.interrupted();
+        try {
+            curator.delete().guaranteed().forPath(node.path);
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        } catch (Exception e) {
+            throw new LockBackendException(
+                    "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A holder's watch fired: check in the background (never block ZooKeeper's event thread) and watch again. */
+    void checkHeldInBackground(LockNode node) {
+        String path = node.path;
+        if (path == null || node.state != LockNode.State.HELD) {
+            return;
+        }
+        try {
+            curator.checkExists()
+                    .usingWatcher(node)
+                    .inBackground((client, event) -> checked(node, event))
+                    .forPath(path);
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not check lock node " + path + ": " + e);
+        }
+    }
+
+    private void checked(LockNode node, CuratorEvent event) {
+        int rc = event.getResultCode();
+        if (rc == KeeperException.Code.NONODE.intValue()) {
+            lost(node, "its node " + node.path + " was deleted behind its back");
+        }
+        // Any other failure is a connection problem, which the connection listener reports.
+    }
+
+    void lost(LockNode node, String why) {
+        if (node.state != LockNode.State.HELD) {
+            return;
+        }
+        node.request.reportLost(why, null);
+    }
+
+    private void connectionChanged(CuratorFramework client, ConnectionState state) {
+        switch (state) {
+            case SUSPENDED, LOST -> {
+                disconnections.incrementAndGet();
+                for (LockNode node : held) {
+                    lost(
+                            node,
+                            "the connection to ZooKeeper at " + where + " is " + state
+                                    + (state == ConnectionState.LOST
+                                            ? " (the session expired: its node is gone)"
+                                            : " (the session may expire and another client be granted)"));
+                }
+                if (state == ConnectionState.LOST) {
+                    waiting.forEach(LockNode::wake);
+                }
+            }
+            case RECONNECTED -> waiting.forEach(LockNode::wake);
+            default -> {
+                // CONNECTED (first connection) and READ_ONLY (never requested) need nothing
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        curator.getConnectionStateListenable().removeListener(connectionListener);
+        if (ownsCurator) {
+            curator.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockBackend[" + where + root + "]";
+    }
+}
