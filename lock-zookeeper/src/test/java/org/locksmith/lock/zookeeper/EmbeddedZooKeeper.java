@@ -1,0 +1,132 @@
+package org.locksmith.lock.zookeeper;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * A private in-process ZooKeeper server (curator-test) for tests that restart it, stop it or read its statistics.
+ *
+ * <p>It runs with a 100 ms tick so that the 2 s session timeout of the tests is accepted (a server grants 2 to 20
+ * ticks), and with the container reaper checking every {@value #CONTAINER_CHECK_MS} ms instead of every minute, so
+ * that the cleanup test sees empty lock parents go within seconds. Both settings are JVM-wide system properties read
+ * when a server starts.
+ */
+final class EmbeddedZooKeeper implements AutoCloseable {
+    static final int TICK_MS = 100;
+    static final int CONTAINER_CHECK_MS = 500;
+    private static final ReentrantLock STARTING = new ReentrantLock();
+
+    private final InstanceSpec spec;
+    private volatile TestingServer server;
+
+    static {
+        configureServers();
+    }
+
+    /** Sets the server-side system properties; call before starting any in-process server (also a cluster). */
+    static void configureServers() {
+        System.setProperty("znode.container.checkIntervalMs", String.valueOf(CONTAINER_CHECK_MS));
+        System.setProperty("zookeeper.4lw.commands.whitelist", "*");
+        System.setProperty("zookeeper.admin.enableServer", "false");
+    }
+
+    EmbeddedZooKeeper() {
+        try {
+            File dir = Files.createTempDirectory("locksmith-zk").toFile();
+            this.spec = new InstanceSpec(
+                    dir, InstanceSpec.getRandomPort(), -1, -1, true, -1, TICK_MS, -1, Map.of(), "127.0.0.1");
+            this.server = start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private TestingServer start() {
+        STARTING.lock();
+        try {
+            return new TestingServer(spec, true);
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "Could not start the embedded ZooKeeper (curator-test) on port " + spec.getPort() + ": " + e, e);
+        } finally {
+            STARTING.unlock();
+        }
+    }
+
+    int port() {
+        return spec.getPort();
+    }
+
+    String connectString() {
+        return "127.0.0.1:" + spec.getPort();
+    }
+
+    /** A lock URL for this server. */
+    String url(String root, long sessionTimeoutMs, long connectionTimeoutMs) {
+        return "zookeeper://" + connectString() + root + "?sessionTimeoutMs=" + sessionTimeoutMs
+                + "&connectionTimeoutMs=" + connectionTimeoutMs;
+    }
+
+    /** Crash-restarts the server on the same port and data directory (nothing acknowledged is lost). */
+    void restart() {
+        try {
+            server.restart();
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not restart the embedded ZooKeeper: " + e, e);
+        }
+    }
+
+    /**
+     * Stops the server until the returned handle is closed. A stopped {@link TestingServer} cannot start again on
+     * its port, so the outage ends with a new server on the same port and data directory.
+     */
+    AutoCloseable stop() {
+        try {
+            server.stop();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return () -> server = start();
+    }
+
+    /** The answer of a four-letter word such as {@code srvr} or {@code mntr}. */
+    String fourLetterWord(String word) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 2000);
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("four-letter word " + word + " failed", e);
+        }
+    }
+
+    /** Requests the server has received from clients so far (pings included), from {@code srvr}. */
+    long requestsReceived() {
+        for (String line : fourLetterWord("srvr").split("\n")) {
+            if (line.startsWith("Received:")) {
+                return Long.parseLong(line.substring("Received:".length()).trim());
+            }
+        }
+        throw new IllegalStateException("srvr gave no 'Received:' line");
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}

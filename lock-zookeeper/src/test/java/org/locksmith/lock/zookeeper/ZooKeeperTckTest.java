@@ -1,0 +1,120 @@
+package org.locksmith.lock.zookeeper;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.LockTck;
+import org.locksmith.lock.tck.TckTimings;
+
+/**
+ * The TCK on one ZooKeeper server: the one at {@code LOCKSMITH_TEST_ZOOKEEPER_URL} when set, else a private
+ * in-process server (curator-test). Clients use a 2 s session timeout and a 2 s connection timeout. Restart and
+ * outage faults are offered only on the private server, never on a shared one.
+ */
+class ZooKeeperTckTest extends LockTck {
+    static final long SESSION_MS = 2_000;
+    static final long CONNECTION_MS = 2_000;
+
+    private static EmbeddedZooKeeper embedded;
+    private static String connectString;
+    private static String root;
+    private static CuratorFramework admin;
+
+    @BeforeAll
+    static void startServer() {
+        connectString = ZooKeeperTestSupport.environmentConnectString();
+        if (connectString == null) {
+            embedded = new EmbeddedZooKeeper();
+            connectString = embedded.connectString();
+        }
+        root = ZooKeeperTestSupport.uniqueRoot("tck");
+        admin = ZooKeeperTestSupport.admin(connectString);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (admin != null) {
+            admin.close();
+        }
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+
+    private static String url() {
+        return "zookeeper://" + connectString + root + "?sessionTimeoutMs=" + SESSION_MS + "&connectionTimeoutMs="
+                + CONNECTION_MS;
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.open(url());
+    }
+
+    @Override
+    protected Optional<String> workerUrl() {
+        return Optional.of(url());
+    }
+
+    @Override
+    protected OptionalInt storeEntries(String key) {
+        return ZooKeeperTestSupport.storeEntries(admin, lockPath(key));
+    }
+
+    private static String lockPath(String key) {
+        return root + "/" + org.locksmith.lock.zookeeper.internal.LockNodes.encodeKey(key);
+    }
+
+    @Override
+    protected TckTimings timings() {
+        return TckTimings.defaults()
+                .withSessionTimeout(ZooKeeperTestSupport.millis(SESSION_MS))
+                .withOperationTimeout(ZooKeeperTestSupport.millis(CONNECTION_MS));
+    }
+
+    @Override
+    protected LockFaults faults() {
+        return new LockFaults() {
+            @Override
+            public Set<Fault> supported() {
+                return embedded == null
+                        ? Set.of(Fault.KILL_SESSION, Fault.DELETE_LOCK_STATE)
+                        : Set.of(Fault.KILL_SESSION, Fault.DELETE_LOCK_STATE, Fault.RESTART_STORE, Fault.STORE_OUTAGE);
+            }
+
+            @Override
+            public void killSession(LockClient client) {
+                ZooKeeperTestSupport.expireSession(
+                        ZooKeeperTestSupport.backendOf(client).curator(), connectString);
+            }
+
+            @Override
+            public void deleteLockState(String key) {
+                ZooKeeperTestSupport.deleteLockState(admin, lockPath(key));
+            }
+
+            @Override
+            public void restartStore() {
+                embedded.restart();
+            }
+
+            @Override
+            public Outage beginOutage() {
+                AutoCloseable stopped = embedded.stop();
+                return () -> {
+                    try {
+                        stopped.close();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
+            }
+        };
+    }
+}

@@ -1,0 +1,144 @@
+package org.locksmith.lock.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.internal.CoreLockClient;
+import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
+
+/** Shared helpers of the ZooKeeper tests: finding the server, looking at the store, inflicting faults. */
+final class ZooKeeperTestSupport {
+    /** DESIGN.md: a server given in the environment wins over the embedded one. */
+    static final String ENVIRONMENT_URL = "LOCKSMITH_TEST_ZOOKEEPER_URL";
+
+    private ZooKeeperTestSupport() {}
+
+    /** The connect string in {@value #ENVIRONMENT_URL} ({@code zookeeper://host:port,...}), or null if unset. */
+    static String environmentConnectString() {
+        String url = System.getenv(ENVIRONMENT_URL);
+        if (url == null || url.isBlank()) {
+            return null;
+        }
+        String rest = url.trim();
+        if (!rest.startsWith("zookeeper://")) {
+            throw new IllegalStateException(ENVIRONMENT_URL + " must be a zookeeper:// URL such as"
+                    + " zookeeper://127.0.0.1:2181, got '" + url + "'");
+        }
+        rest = rest.substring("zookeeper://".length());
+        int end = rest.indexOf('/');
+        int query = rest.indexOf('?');
+        if (end < 0 || (query >= 0 && query < end)) {
+            end = query;
+        }
+        return end < 0 ? rest : rest.substring(0, end);
+    }
+
+    /** A root of its own for one test run, so that runs on a shared server never see each other's nodes. */
+    static String uniqueRoot(String name) {
+        return "/locksmith-test/" + name + "-" + Long.toHexString(System.nanoTime());
+    }
+
+    /** A plain Curator client for looking at and tampering with the store behind the lock clients' backs. */
+    static CuratorFramework admin(String connectString) {
+        CuratorFramework admin = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(30_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryNTimes(20, 100))
+                .build();
+        admin.start();
+        try {
+            if (!admin.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                admin.close();
+                throw new IllegalStateException("No ZooKeeper answers at " + connectString
+                        + "; start one there or unset " + ENVIRONMENT_URL + " to use the embedded server");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return admin;
+    }
+
+    static ZooKeeperLockBackend backendOf(LockClient client) {
+        return (ZooKeeperLockBackend) ((CoreLockClient) client).backendImplementation();
+    }
+
+    /** Lock nodes and parent of {@code key}: 1 for the parent plus one per waiter or holder node; 0 if none. */
+    static OptionalInt storeEntries(CuratorFramework admin, String lockPath) {
+        try {
+            Stat stat = admin.checkExists().forPath(lockPath);
+            return OptionalInt.of(stat == null ? 0 : 1 + stat.getNumChildren());
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not count the nodes of " + lockPath + ": " + e, e);
+        }
+    }
+
+    /** Deletes every node of one lock, as an operator might. */
+    static void deleteLockState(CuratorFramework admin, String lockPath) {
+        try {
+            admin.delete().deletingChildrenIfNeeded().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            // nothing there
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not delete " + lockPath + ": " + e, e);
+        }
+    }
+
+    /** Children of a lock's parent node; empty if the parent is gone. */
+    static List<String> children(CuratorFramework admin, String lockPath) {
+        try {
+            return admin.getChildren().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Ends the session of {@code curator} on the server's side, the way ZooKeeper's own tests do: a second handle
+     * attaches to the same session and closes it. The server deletes the session's ephemeral nodes at once and
+     * drops the first handle's connection; that handle learns of the expiry when it reconnects.
+     */
+    static void expireSession(CuratorFramework curator, String connectString) {
+        try {
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper twin = new ZooKeeper(
+                    connectString,
+                    10_000,
+                    event -> {
+                        if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                            connected.countDown();
+                        }
+                    },
+                    zk.getSessionId(),
+                    zk.getSessionPasswd());
+            try {
+                if (!connected.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(
+                            "Could not attach to session 0x" + Long.toHexString(zk.getSessionId()));
+                }
+            } finally {
+                twin.close();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not expire the session: " + e, e);
+        }
+    }
+
+    static Duration millis(long ms) {
+        return Duration.ofMillis(ms);
+    }
+}
