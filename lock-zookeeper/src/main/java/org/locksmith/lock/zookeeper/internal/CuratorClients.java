@@ -24,10 +24,11 @@ public final class CuratorClients {
                 .connectString(settings.connectString())
                 .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
                 .connectionTimeoutMs(connectionMs)
-                // Each attempt waits up to connectionTimeoutMs for a connection; retrying until that time has
-                // elapsed rides over a leader change (the connection drops and comes back within it) while an
-                // unreachable ensemble still fails within about one connection timeout.
-                .retryPolicy(new RetryUntilElapsed(connectionMs, 50))
+                // Each attempt waits up to connectionTimeoutMs for a connection. Retrying only while less than half
+                // of it has elapsed rides over a leader change (the call fails at once when the connection drops,
+                // and the retry waits for the reconnection), while an unreachable ensemble fails after one
+                // connection timeout, 1.5 of them at worst.
+                .retryPolicy(new RetryUntilElapsed(connectionMs / 2, 50))
                 .threadFactory(CuratorClients::daemon)
                 .build();
         curator.start();

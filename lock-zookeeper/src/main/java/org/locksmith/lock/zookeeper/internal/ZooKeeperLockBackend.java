@@ -233,8 +233,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
             String path = node.path;
             if (path != null) {
                 deleteGuaranteed(path);
-            } else {
-                // The create was interrupted or failed before its reply: find our node by its owner tag.
+            } else if (curator.getZookeeperClient().isConnected()) {
+                // The create was interrupted before its reply: find our node by its owner tag. (When the create
+                // failed for lack of a connection, Curator's protected mode already finds and deletes the node
+                // in the background, and the session's end would anyway.)
                 for (String child : curator.getChildren().forPath(node.parent)) {
                     if (child.contains(node.tag)) {
                         deleteGuaranteed(node.parent + "/" + child);
