@@ -1,0 +1,63 @@
+package org.locksmith.lock.redis;
+
+import java.util.Set;
+import org.locksmith.lock.redis.internal.RedisConnections;
+import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.LockProvider;
+import org.locksmith.lock.spi.LockUrl;
+
+/**
+ * Opens Redis lock clients for {@code redis://} and {@code rediss://} (TLS) URLs; found by {@link
+ * org.locksmith.lock.Locks#open(String)} through {@link java.util.ServiceLoader}.
+ *
+ * <p>URL: {@code redis[s]://[user[:password]@]host[:port][,host[:port]...][/database][?name=value&...]}. Several
+ * hosts, or {@code cluster=true}, mean Redis Cluster (the hosts are seed nodes). Parameters, with their defaults:
+ *
+ * <ul>
+ *   <li>{@code leaseMs=30000} how long Redis keeps a lease without renewal (100 ms to 1 day); renewed every third
+ *   <li>{@code prefix=locksmith:} prefix of every key written (no braces)
+ *   <li>{@code connectTimeoutMs=2000}, {@code timeoutMs=2000} connect and command timeouts: a down server fails an
+ *       operation with {@link org.locksmith.lock.LockBackendException} within them
+ *   <li>{@code poolSize=8} connections for short commands (acquire, release, renew)
+ *   <li>{@code waitPoolSize=16} connections for blocking waits: how many threads may wait in {@code BLPOP} at once;
+ *       more waiters queue locally
+ *   <li>{@code database=0} (or the path {@code /0}); {@code clientName=locksmith} (shown by {@code CLIENT LIST})
+ *   <li>{@code cluster=false} unless several hosts are given
+ * </ul>
+ *
+ * Unknown parameters are rejected. {@link #open} pings the server, so a wrong port, host or password fails at once
+ * with a {@link org.locksmith.lock.LockBackendException} naming the address.
+ */
+public final class RedisLockProvider implements LockProvider {
+
+    /** Public no-argument constructor for {@link java.util.ServiceLoader}; does no I/O. */
+    public RedisLockProvider() {}
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("redis", "rediss");
+    }
+
+    @Override
+    public String defaultUrl() {
+        return "redis://127.0.0.1:6379";
+    }
+
+    @Override
+    public Set<String> parameters() {
+        return RedisConnections.PARAMETERS;
+    }
+
+    @Override
+    public LockBackend open(LockUrl url) {
+        if (!schemes().contains(url.scheme())) {
+            throw new IllegalArgumentException("RedisLockProvider opens redis:// and rediss:// URLs, not " + url);
+        }
+        return RedisConnections.open(url);
+    }
+}

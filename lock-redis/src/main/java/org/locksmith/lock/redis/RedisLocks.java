@@ -1,0 +1,130 @@
+package org.locksmith.lock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.redis.internal.RedisLockBackend;
+import org.locksmith.lock.redis.internal.RedisSettings;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Lock clients on a Jedis client the application already has, standalone ({@code RedisClient}, {@code JedisPooled})
+ * or cluster ({@code RedisClusterClient}, {@code JedisCluster}). For URLs, use {@link Locks#open(String)} with a
+ * {@code redis://} URL instead (see {@link RedisLockProvider}).
+ *
+ * <pre>{@code
+ * try (LockClient locks = RedisLocks.using(jedis)) {
+ *     try (LockLease lease = locks.lock("orders:42").acquire(Duration.ofSeconds(5))) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>The application keeps ownership of its Jedis clients: closing the {@link LockClient} does not close them
+ * (unless {@link Builder#closeClients} says so).
+ *
+ * <p>A waiter blocks one connection in {@code BLPOP} for as long as it waits. With one client, waiters and short
+ * commands share its pool, so size that pool for {@link Builder#maxBlockingWaiters} plus the connections your
+ * application needs; better, give waiters their own client with {@link Builder#waitClient}.
+ */
+public final class RedisLocks {
+    private RedisLocks() {}
+
+    /**
+     * A lock client on {@code jedis} with the default settings (lease 30 s, prefix {@code locksmith:}, at most 16
+     * threads blocked in {@code BLPOP} at once). Checks that the server answers.
+     *
+     * @throws NullPointerException if jedis is null
+     * @throws org.locksmith.lock.LockBackendException if the server does not answer
+     */
+    public static LockClient using(UnifiedJedis jedis) {
+        return builder().build(jedis);
+    }
+
+    /** A builder for the rarer settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings of a Redis lock client built on application-owned Jedis clients. Not thread-safe. */
+    public static final class Builder {
+        private Duration leaseTime = RedisSettings.DEFAULT_LEASE;
+        private String prefix = RedisSettings.DEFAULT_PREFIX;
+        private int maxBlockingWaiters = RedisSettings.DEFAULT_WAIT_POOL_SIZE;
+        private UnifiedJedis waitClient;
+        private String address = "a Jedis client given by the application";
+        private boolean closeClients;
+
+        private Builder() {}
+
+        /**
+         * How long Redis keeps a lease without renewal (100 ms to 1 day; default 30 s). Held leases are renewed every
+         * third of it; a crashed holder's lock frees after at most this long.
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** The prefix of every key written (default {@code locksmith:}); must not contain braces. */
+        public Builder prefix(String prefix) {
+            this.prefix = RedisSettings.validatePrefix(prefix);
+            return this;
+        }
+
+        /**
+         * How many threads may block in {@code BLPOP} at once (default 16); more waiters queue locally and are
+         * admitted as others finish. Keep it below the waiting client's pool size.
+         */
+        public Builder maxBlockingWaiters(int maxBlockingWaiters) {
+            this.maxBlockingWaiters = maxBlockingWaiters;
+            return this;
+        }
+
+        /**
+         * A separate client (same server or cluster) for blocking waits, so that waiters never hold connections
+         * that releases and renewals need. Without one, waits use the main client. Not closed by the lock client.
+         */
+        public Builder waitClient(UnifiedJedis waitClient) {
+            this.waitClient = Objects.requireNonNull(waitClient, "waitClient");
+            return this;
+        }
+
+        /**
+         * Whether closing the lock client also closes the Jedis clients given to {@link #build} and {@link
+         * #waitClient} (default false: the application owns them).
+         */
+        public Builder closeClients(boolean closeClients) {
+            this.closeClients = closeClients;
+            return this;
+        }
+
+        /** A description of the server for error messages, such as {@code redis-1.internal:6379}. */
+        public Builder address(String address) {
+            this.address = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /**
+         * Builds a lock client on {@code jedis}, checking that the server answers.
+         *
+         * @throws IllegalArgumentException if a setting is out of range
+         * @throws org.locksmith.lock.LockBackendException if the server does not answer
+         */
+        public LockClient build(UnifiedJedis jedis) {
+            Objects.requireNonNull(jedis, "jedis");
+            RedisSettings settings = new RedisSettings(leaseTime, prefix, maxBlockingWaiters, address);
+            UnifiedJedis waits = waitClient == null ? jedis : waitClient;
+            List<AutoCloseable> owned =
+                    !closeClients ? List.of() : waits == jedis ? List.of(jedis) : List.of(jedis, waits);
+            RedisLockBackend backend = new RedisLockBackend(jedis, waits, owned, settings);
+            try {
+                backend.verify();
+            } catch (RuntimeException e) {
+                backend.close();
+                throw e;
+            }
+            return Locks.client(backend);
+        }
+    }
+}

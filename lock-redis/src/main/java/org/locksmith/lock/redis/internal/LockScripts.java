@@ -1,0 +1,152 @@
+package org.locksmith.lock.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * The Lua scripts that decide, inside Redis, who holds a lock. Each runs atomically, so the owner check and the
+ * change it guards can never be separated by another client's command.
+ *
+ * <p>The lock hash has the fields {@code o} (owner id), {@code f} (fencing token of the current or last grant) and
+ * {@code w} (set when someone waited during this grant, so that the release wakes one waiter).
+ *
+ * <p>Fencing tokens: {@code max(last + 1, server TIME in microseconds)}. While the hash exists, {@code last + 1}
+ * keeps them strictly rising; when it is gone (expired, deleted, or a restart without persistence lost it), the
+ * server clock has moved on by at least the time it took to lose it, and every earlier token was at most the clock
+ * of its grant. The one case where a token runs ahead of the clock (more than one grant of a key within one
+ * microsecond) is closed by the release script: it keeps the token-only hash alive until the clock has passed it.
+ * So tokens rise across restarts with no permanent key, as long as the server clock does not step backwards
+ * (a failover to a node whose clock lags would break that; see the README).
+ *
+ * <p>Scripts run with {@code EVALSHA}; the SHA-1 is computed here, so nothing has to be loaded first. On
+ * {@code NOSCRIPT} (a restarted server, a failover, {@code SCRIPT FLUSH}, a new cluster node) the call falls back to
+ * {@code EVAL} once, which also caches the script on that server again.
+ */
+public final class LockScripts {
+
+    // Redis before 5 replicated scripts verbatim and refused writes after TIME; effects replication fixes that.
+    private static final String EFFECTS = "if redis.replicate_commands then redis.replicate_commands() end\n";
+
+    /**
+     * KEYS[1] hash; ARGV[1] owner, ARGV[2] lease ms, ARGV[3] '1' if the caller will wait when refused, ARGV[4] '1'
+     * if it waited already. Returns {1, token} when granted, else {0, remaining lease ms of the holder}. A refused
+     * waiter marks the grant contended so that its release pushes a wake-up; a waiter that gets the lock marks its
+     * own grant, since others may still wait behind it.
+     */
+    static final String ACQUIRE = EFFECTS + """
+            local h = redis.call('HMGET', KEYS[1], 'o', 'f')
+            if h[1] then
+              if h[1] == ARGV[1] then
+                redis.call('PEXPIRE', KEYS[1], ARGV[2])
+                return {1, h[2]}
+              end
+              if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'w', '1') end
+              return {0, redis.call('PTTL', KEYS[1])}
+            end
+            local t = redis.call('TIME')
+            local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local last = tonumber(h[2])
+            if last and last >= token then token = last + 1 end
+            local s = string.format('%.0f', token)
+            redis.call('HSET', KEYS[1], 'o', ARGV[1], 'f', s)
+            if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'w', '1') end
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            return {1, s}
+            """;
+
+    /**
+     * KEYS[1] hash, KEYS[2] wake list; ARGV[1] owner, ARGV[2] wake-list TTL ms. Returns 1 if released, 0 if the
+     * owner no longer held it. Pushes one wake-up (at most one pending) if someone waited during this grant.
+     */
+    static final String RELEASE = EFFECTS + """
+            local h = redis.call('HMGET', KEYS[1], 'o', 'f', 'w')
+            if h[1] ~= ARGV[1] then return 0 end
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local f = tonumber(h[2]) or 0
+            if f >= now then
+              redis.call('HDEL', KEYS[1], 'o', 'w')
+              redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.floor((f - now) / 1000) + 2))
+            else
+              redis.call('DEL', KEYS[1])
+            end
+            if h[3] then
+              if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+              redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            end
+            return 1
+            """;
+
+    /**
+     * KEYS[1..n] hashes (one slot); ARGV[1] lease ms, ARGV[i+1] owner of KEYS[i]. Extends every lease still held
+     * by its owner; returns the 1-based indexes of those that are not.
+     */
+    static final String RENEW = """
+            local lost = {}
+            for i = 1, #KEYS do
+              if redis.call('HGET', KEYS[i], 'o') == ARGV[i + 1] then
+                redis.call('PEXPIRE', KEYS[i], ARGV[1])
+              else
+                lost[#lost + 1] = i
+              end
+            end
+            return lost
+            """;
+
+    /**
+     * KEYS[1] hash, KEYS[2] wake list; ARGV[1] TTL ms. A waiter that consumed a wake-up but gave up (interrupt,
+     * deadline, close) passes it on: to the list if the lock is free, else to the holder's release.
+     */
+    static final String PASS_WAKEUP = """
+            if redis.call('HEXISTS', KEYS[1], 'o') == 1 then
+              redis.call('HSET', KEYS[1], 'w', '1')
+              return 0
+            end
+            if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+            redis.call('PEXPIRE', KEYS[2], ARGV[1])
+            return 1
+            """;
+
+    /** KEYS[1] a cancel list; ARGV[1] TTL ms. Unblocks the waiter blocked on it; the TTL bounds a leftover. */
+    static final String SIGNAL = """
+            if redis.call('LLEN', KEYS[1]) == 0 then redis.call('RPUSH', KEYS[1], '1') end
+            redis.call('PEXPIRE', KEYS[1], ARGV[1])
+            return 1
+            """;
+
+    static final String ACQUIRE_SHA = sha1(ACQUIRE);
+    static final String RELEASE_SHA = sha1(RELEASE);
+    static final String RENEW_SHA = sha1(RENEW);
+    static final String PASS_WAKEUP_SHA = sha1(PASS_WAKEUP);
+    static final String SIGNAL_SHA = sha1(SIGNAL);
+
+    private LockScripts() {}
+
+    /** Every script, for loading them ahead of the first call on a standalone server. */
+    static List<String> all() {
+        return List.of(ACQUIRE, RELEASE, RENEW, PASS_WAKEUP, SIGNAL);
+    }
+
+    /** Runs a script by its SHA-1, falling back to EVAL (which caches it again) if the server lost it. */
+    static Object run(UnifiedJedis jedis, String script, String sha, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(sha, keys, args);
+        } catch (JedisNoScriptException e) {
+            return jedis.eval(script, keys, args);
+        }
+    }
+
+    private static String sha1(String script) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by every JDK", e);
+        }
+    }
+}

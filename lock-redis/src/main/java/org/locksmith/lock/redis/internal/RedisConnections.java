@@ -1,0 +1,184 @@
+package org.locksmith.lock.redis.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.spi.LockUrl;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/** Opens the two connection pools of a backend from a lock URL, after validating every setting. */
+public final class RedisConnections {
+
+    public static final String LEASE_MS = "leaseMs";
+    public static final String PREFIX = "prefix";
+    public static final String CONNECT_TIMEOUT_MS = "connectTimeoutMs";
+    public static final String TIMEOUT_MS = "timeoutMs";
+    public static final String POOL_SIZE = "poolSize";
+    public static final String WAIT_POOL_SIZE = "waitPoolSize";
+    public static final String DATABASE = "database";
+    public static final String CLIENT_NAME = "clientName";
+    public static final String CLUSTER = "cluster";
+
+    /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
+    public static final Set<String> PARAMETERS = Set.of(
+            LEASE_MS,
+            PREFIX,
+            CONNECT_TIMEOUT_MS,
+            TIMEOUT_MS,
+            POOL_SIZE,
+            WAIT_POOL_SIZE,
+            DATABASE,
+            CLIENT_NAME,
+            CLUSTER);
+
+    public static final int DEFAULT_PORT = 6379;
+
+    private RedisConnections() {}
+
+    /** Validates {@code url}, opens the pools, and checks (PING, AUTH, SELECT) that the server accepts them. */
+    public static RedisLockBackend open(LockUrl url) {
+        Duration lease = url.millisParameter(
+                LEASE_MS, RedisSettings.DEFAULT_LEASE, RedisSettings.MIN_LEASE, RedisSettings.MAX_LEASE);
+        String prefix;
+        try {
+            prefix = RedisSettings.validatePrefix(url.parameter(PREFIX, RedisSettings.DEFAULT_PREFIX));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
+        }
+        int connectTimeout = url.intParameter(CONNECT_TIMEOUT_MS, 2_000, 1, 600_000);
+        int timeout = url.intParameter(TIMEOUT_MS, 2_000, 1, 600_000);
+        int poolSize = url.intParameter(POOL_SIZE, RedisSettings.DEFAULT_POOL_SIZE, 1, 10_000);
+        int waitPoolSize = url.intParameter(WAIT_POOL_SIZE, RedisSettings.DEFAULT_WAIT_POOL_SIZE, 1, 10_000);
+        int database = database(url);
+        String clientName = url.parameter(CLIENT_NAME, "locksmith");
+        if (!clientName.matches("[\\x21-\\x7e]{1,64}")) {
+            throw new IllegalArgumentException("Lock URL " + url + ": parameter " + CLIENT_NAME + "='" + clientName
+                    + "' must be 1 to 64 printable ASCII characters without spaces (Redis CLIENT SETNAME)");
+        }
+        if (url.hosts().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + " names no host; use for example redis://127.0.0.1:6379");
+        }
+        boolean cluster = url.booleanParameter(CLUSTER, url.hosts().size() > 1);
+        if (cluster && database != 0) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + ": Redis Cluster has only database 0, got database " + database);
+        }
+        if (!cluster && url.hosts().size() > 1) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + " names several hosts but cluster=false; name one host or set cluster=true");
+        }
+        Set<HostAndPort> hosts = new LinkedHashSet<>();
+        for (LockUrl.HostAndPort h : url.hosts()) {
+            hosts.add(new HostAndPort(h.host(), h.port(DEFAULT_PORT)));
+        }
+        String address = hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
+        RedisSettings settings = new RedisSettings(lease, prefix, waitPoolSize, address);
+
+        DefaultJedisClientConfig.Builder base = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(connectTimeout)
+                .socketTimeoutMillis(timeout)
+                .database(database)
+                .clientName(clientName)
+                .ssl(url.scheme().equals("rediss"));
+        url.user().ifPresent(base::user);
+        url.password().ifPresent(base::password);
+        JedisClientConfig commandConfig = base.build();
+        // A BLPOP lasts at most one lease (see RedisLockBackend.acquire); the socket may wait that long plus timeout.
+        JedisClientConfig waitConfig = DefaultJedisClientConfig.builder()
+                .from(commandConfig)
+                .blockingSocketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, lease.toMillis() + timeout))
+                .build();
+
+        List<AutoCloseable> owned = new ArrayList<>(2);
+        try {
+            UnifiedJedis commands = client(cluster, hosts, commandConfig, pool(poolSize, timeout), timeout);
+            owned.add(commands);
+            UnifiedJedis waits = client(cluster, hosts, waitConfig, pool(waitPoolSize, timeout), timeout);
+            owned.add(waits);
+            RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
+            backend.verify();
+            return backend;
+        } catch (JedisException e) {
+            closeAll(owned);
+            throw new LockBackendException("Redis at " + address + " is not reachable: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeAll(owned);
+            throw e;
+        }
+    }
+
+    private static int database(LockUrl url) {
+        String path = url.path();
+        int fromPath = -1;
+        if (!path.isEmpty()) {
+            if (!path.matches("\\d{1,5}")) {
+                throw new IllegalArgumentException(
+                        "Lock URL " + url + ": the path '/" + path + "' must be a database number, as in /0");
+            }
+            fromPath = Integer.parseInt(path);
+        }
+        int fromParameter = url.intParameter(DATABASE, -1, 0, 65_535);
+        if (fromPath >= 0 && fromParameter >= 0 && fromPath != fromParameter) {
+            throw new IllegalArgumentException("Lock URL " + url + " gives database " + fromPath + " in the path and "
+                    + fromParameter + " in parameter " + DATABASE + "; give it once");
+        }
+        return Math.max(0, Math.max(fromPath, fromParameter));
+    }
+
+    private static GenericObjectPoolConfig<Connection> pool(int size, int timeoutMillis) {
+        GenericObjectPoolConfig<Connection> config = new GenericObjectPoolConfig<>();
+        config.setMaxTotal(size);
+        config.setMaxIdle(size);
+        config.setMinIdle(0);
+        config.setBlockWhenExhausted(true);
+        // An exhausted pool fails like an unreachable server: within the configured timeout.
+        config.setMaxWait(Duration.ofMillis(timeoutMillis));
+        config.setJmxEnabled(false);
+        return config;
+    }
+
+    private static UnifiedJedis client(
+            boolean cluster,
+            Set<HostAndPort> hosts,
+            JedisClientConfig config,
+            GenericObjectPoolConfig<Connection> pool,
+            int timeoutMillis) {
+        if (cluster) {
+            return RedisClusterClient.builder()
+                    .nodes(hosts)
+                    .clientConfig(config)
+                    .poolConfig(pool)
+                    .maxAttempts(3)
+                    .maxTotalRetriesDuration(Duration.ofMillis(timeoutMillis))
+                    .build();
+        }
+        return RedisClient.builder()
+                .hostAndPort(hosts.iterator().next())
+                .clientConfig(config)
+                .poolConfig(pool)
+                .build();
+    }
+
+    private static void closeAll(List<AutoCloseable> clients) {
+        for (AutoCloseable c : clients) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // already failing: the original exception is the one to report
+            }
+        }
+    }
+}

@@ -1,0 +1,414 @@
+package org.locksmith.lock.redis.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.spi.LockBackend;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
+ * in {@code BLPOP} on a per-key wake-up list that a contended release pushes one element to.
+ *
+ * <p>Two clients, two pools: {@code commands} serves every short command (acquire, release, renew, cancel
+ * signals) and {@code waits} serves only the blocking {@code BLPOP}s, so waiters can never take the connections
+ * that releases and renewals need. A local semaphore admits at most {@link RedisSettings#maxBlockingWaiters()}
+ * threads into {@code BLPOP}; the others queue locally and re-try at the holder's lease end or when admitted.
+ */
+public final class RedisLockBackend implements LockBackend {
+    private static final System.Logger LOG = System.getLogger("org.locksmith.lock.redis");
+    private static final Set<LockFeature> FEATURES = Set.copyOf(EnumSet.of(
+            LockFeature.REENTRANT,
+            LockFeature.FENCING,
+            LockFeature.DURABLE_FENCING,
+            LockFeature.LEASE_EXPIRY,
+            LockFeature.AUTO_RENEWAL,
+            LockFeature.BLOCKING_WAKEUP,
+            LockFeature.LOSS_DETECTION));
+    /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
+    private static final int RENEW_BATCH = 500;
+    /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
+    private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final UnifiedJedis commands;
+    private final UnifiedJedis waits;
+    private final List<AutoCloseable> owned;
+    private final boolean cluster;
+    private final RedisSettings settings;
+    private final String leaseMillis;
+    private final String wakeTtlMillis;
+    private final Semaphore blockingPermits;
+    private final AtomicBoolean overflowLogged = new AtomicBoolean();
+    private final ExecutorService canceller;
+
+    /**
+     * @param commands the client for short commands
+     * @param waits the client for blocking waits (may be {@code commands} when the application gave one client)
+     * @param owned the clients this backend closes on {@link #close()} (none when the application owns them)
+     */
+    public RedisLockBackend(
+            UnifiedJedis commands, UnifiedJedis waits, List<AutoCloseable> owned, RedisSettings settings) {
+        this.commands = commands;
+        this.waits = waits;
+        this.owned = List.copyOf(owned);
+        this.cluster = commands instanceof JedisCluster || commands instanceof RedisClusterClient;
+        this.settings = settings;
+        this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
+        this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
+        this.blockingPermits = new Semaphore(settings.maxBlockingWaiters());
+        AtomicInteger threads = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "locksmith-redis-cancel-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        // Cancel signals are sent from here, not from the core's scheduler: a slow Redis must not delay renewals.
+        this.canceller = new ThreadPoolExecutor(
+                0,
+                Math.max(2, settings.maxBlockingWaiters()),
+                5,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                factory,
+                new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /** Checks that the store answers (and, on standalone servers, loads the scripts) so a bad URL fails at open. */
+    public void verify() {
+        try {
+            if (cluster) {
+                commands.exists(LockKeys.of(settings.prefix(), "ping").hash());
+            } else {
+                commands.ping();
+                for (String script : LockScripts.all()) {
+                    commands.scriptLoad(script);
+                }
+                if (waits != commands) {
+                    waits.ping();
+                }
+            }
+        } catch (JedisException e) {
+            throw failure("is not reachable or refused the connection", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return cluster ? "redis-cluster" : "redis";
+    }
+
+    @Override
+    public Set<LockFeature> features() {
+        return FEATURES;
+    }
+
+    @Override
+    public Duration leaseTime() {
+        return settings.leaseTime();
+    }
+
+    @Override
+    public Duration renewInterval() {
+        return settings.leaseTime().dividedBy(3);
+    }
+
+    /** The settings, for tests and tools. */
+    public RedisSettings settings() {
+        return settings;
+    }
+
+    /** The keys under which this backend stores {@code userKey}, for tests and operators. */
+    public LockKeys keysOf(String userKey) {
+        return LockKeys.of(settings.prefix(), userKey);
+    }
+
+    @Override
+    public BackendLease acquire(AcquireRequest request) throws InterruptedException {
+        LockKeys keys = keysOf(request.key());
+        Waiter waiter = null;
+        // A tryAcquire never waits, so it must not make the holder's release push a wake-up nobody takes.
+        boolean willWait = !request.isTry() && request.remainingNanos() > 0;
+        try {
+            while (true) {
+                long sentAt = System.nanoTime();
+                List<?> reply = (List<?>) script(
+                        LockScripts.ACQUIRE,
+                        LockScripts.ACQUIRE_SHA,
+                        List.of(keys.hash()),
+                        List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waiter == null ? "0" : "1"));
+                long value = asLong(reply.get(1));
+                if (asLong(reply.get(0)) == 1) {
+                    return new RedisLease(this, keys, request, value, sentAt);
+                }
+                long remaining = request.remainingNanos();
+                if (request.isTry() || remaining <= 0 || request.isCancelled()) {
+                    return null;
+                }
+                if (waiter == null) {
+                    waiter = new Waiter(keys, request);
+                    request.onCancel(waiter::cancel);
+                }
+                // Never sleep past the holder's lease: a crashed holder frees the key at its expiry, unannounced.
+                long pttlNanos = value > 0
+                        ? TimeUnit.MILLISECONDS.toNanos(value + 1)
+                        : settings.leaseTime().toNanos();
+                waiter.await(Math.min(remaining, pttlNanos));
+                if (request.isCancelled()) {
+                    return null;
+                }
+            }
+        } finally {
+            if (waiter != null) {
+                waiter.cleanUp();
+            }
+        }
+    }
+
+    @Override
+    public List<BackendLease> renew(List<BackendLease> leases) {
+        // One script call per slot (per batch): on a standalone server all leases share "slot" -1.
+        Map<Integer, List<RedisLease>> bySlot = new LinkedHashMap<>();
+        for (BackendLease lease : leases) {
+            RedisLease l = (RedisLease) lease;
+            bySlot.computeIfAbsent(cluster ? l.keys.slot() : -1, s -> new ArrayList<>())
+                    .add(l);
+        }
+        List<BackendLease> lost = new ArrayList<>();
+        for (List<RedisLease> group : bySlot.values()) {
+            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
+                List<RedisLease> batch = group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
+                List<String> keys = new ArrayList<>(batch.size());
+                List<String> args = new ArrayList<>(batch.size() + 1);
+                args.add(leaseMillis);
+                for (RedisLease l : batch) {
+                    keys.add(l.keys.hash());
+                    args.add(l.owner);
+                }
+                List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                for (Object index : missing) {
+                    lost.add(batch.get((int) asLong(index) - 1));
+                }
+            }
+        }
+        return lost;
+    }
+
+    boolean renewOne(RedisLease lease) {
+        List<?> missing = (List<?>) script(
+                LockScripts.RENEW,
+                LockScripts.RENEW_SHA,
+                List.of(lease.keys.hash()),
+                List.of(leaseMillis, lease.owner));
+        return missing.isEmpty();
+    }
+
+    boolean release(RedisLease lease) {
+        Object reply = script(
+                LockScripts.RELEASE,
+                LockScripts.RELEASE_SHA,
+                List.of(lease.keys.hash(), lease.keys.wake()),
+                List.of(lease.owner, wakeTtlMillis));
+        return asLong(reply) == 1;
+    }
+
+    private Object script(String script, String sha, List<String> keys, List<String> args) {
+        try {
+            return LockScripts.run(commands, script, sha, keys, args);
+        } catch (JedisException e) {
+            throw failure("failed", e);
+        }
+    }
+
+    private LockBackendException failure(String what, Exception e) {
+        return new LockBackendException("Redis at " + settings.address() + " " + what + ": " + e.getMessage(), e);
+    }
+
+    static long asLong(Object reply) {
+        if (reply instanceof Long l) {
+            return l;
+        }
+        if (reply instanceof byte[] b) {
+            return Long.parseLong(new String(b, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        if (reply instanceof String s) {
+            return Long.parseLong(s);
+        }
+        throw new LockBackendException("Unexpected reply from a Redis lock script: " + reply);
+    }
+
+    @Override
+    public void close() {
+        canceller.shutdown();
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Closing a Redis client failed", e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockBackend[" + settings.address() + ", prefix=" + settings.prefix() + "]";
+    }
+
+    /**
+     * One thread waiting for one key. {@code BLPOP} ignores {@link Thread#interrupt()}, so a cancelled waiter is
+     * unblocked by a signal pushed to its own cancel list, which it blocks on together with the wake-up list. The
+     * state machine makes sure a signal is pushed only while the waiter blocks, and that the waiter deletes a signal
+     * it did not consume: an interrupted or timed-out waiter leaves nothing in Redis.
+     */
+    private final class Waiter {
+        private static final int IDLE = 0;
+        private static final int BLOCKING = 1;
+        private static final int SIGNALLING = 2;
+        private static final int CANCELLED = 3;
+
+        private final LockKeys keys;
+        private final AcquireRequest request;
+        private final String cancelKey;
+        private final AtomicInteger state = new AtomicInteger(IDLE);
+        private volatile boolean signalled;
+        private boolean leftoverSignal;
+
+        Waiter(LockKeys keys, AcquireRequest request) {
+            this.keys = keys;
+            this.request = request;
+            this.cancelKey = keys.cancel(request.ownerId());
+        }
+
+        /** Blocks until a wake-up, the timeout, or cancellation. */
+        void await(long timeoutNanos) throws InterruptedException {
+            long deadline = System.nanoTime() + timeoutNanos;
+            if (!blockingPermits.tryAcquire()) {
+                if (overflowLogged.compareAndSet(false, true)) {
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "More threads wait for Redis locks than the wait pool has connections ("
+                                    + settings.maxBlockingWaiters()
+                                    + "); the others queue locally and are woken later. Raise waitPoolSize.");
+                }
+                // Queue locally, in slices, so that cancellation (deadline, close) is noticed without a signal.
+                boolean admitted = false;
+                while (!admitted) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || request.isCancelled()) {
+                        return;
+                    }
+                    admitted =
+                            blockingPermits.tryAcquire(Math.min(left, LOCAL_QUEUE_SLICE_NANOS), TimeUnit.NANOSECONDS);
+                }
+            }
+            try {
+                long left = deadline - System.nanoTime();
+                // BLPOP's timeout 0 means forever; below a millisecond it is not worth a round trip.
+                if (left < TimeUnit.MILLISECONDS.toNanos(1) || !state.compareAndSet(IDLE, BLOCKING)) {
+                    return;
+                }
+                if (request.isCancelled()) {
+                    state.compareAndSet(BLOCKING, IDLE);
+                    return;
+                }
+                redis.clients.jedis.util.KeyValue<String, String> popped;
+                try {
+                    popped = waits.blpop(left / 1e9, keys.wake(), cancelKey);
+                } catch (JedisException e) {
+                    state.compareAndSet(BLOCKING, IDLE);
+                    throw failure("failed while waiting", e);
+                }
+                if (!state.compareAndSet(BLOCKING, IDLE)) {
+                    awaitSignalSent();
+                    if (popped == null || !popped.getKey().equals(cancelKey)) {
+                        leftoverSignal = signalled;
+                    }
+                }
+                if (popped != null && popped.getKey().equals(keys.wake()) && request.isCancelled()) {
+                    passWakeUp();
+                }
+            } finally {
+                blockingPermits.release();
+            }
+        }
+
+        /** The core's cancel action: unblocks the BLPOP if the waiter is in it. Never blocks the caller. */
+        void cancel() {
+            if (state.compareAndSet(BLOCKING, SIGNALLING)) {
+                canceller.execute(() -> {
+                    try {
+                        LockScripts.run(
+                                commands,
+                                LockScripts.SIGNAL,
+                                LockScripts.SIGNAL_SHA,
+                                List.of(cancelKey),
+                                List.of(wakeTtlMillis));
+                        signalled = true;
+                    } catch (RuntimeException e) {
+                        // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
+                        LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
+                    } finally {
+                        state.set(CANCELLED);
+                    }
+                });
+            } else {
+                state.compareAndSet(IDLE, CANCELLED);
+            }
+        }
+
+        private void awaitSignalSent() {
+            // The signal is one short command on the other pool; its own socket timeout bounds this.
+            while (state.get() == SIGNALLING) {
+                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            }
+        }
+
+        private void passWakeUp() {
+            try {
+                LockScripts.run(
+                        commands,
+                        LockScripts.PASS_WAKEUP,
+                        LockScripts.PASS_WAKEUP_SHA,
+                        List.of(keys.hash(), keys.wake()),
+                        List.of(wakeTtlMillis));
+            } catch (JedisException e) {
+                // Other waiters then wake at their holder's lease end at the latest.
+                LOG.log(System.Logger.Level.DEBUG, "Could not pass on a Redis lock wake-up", e);
+            }
+        }
+
+        /** Deletes a cancel signal that was pushed but not consumed, so a cancelled waiter leaves nothing behind. */
+        void cleanUp() {
+            if (state.get() == SIGNALLING) {
+                awaitSignalSent();
+                leftoverSignal = signalled;
+            }
+            if (leftoverSignal) {
+                try {
+                    commands.del(cancelKey);
+                } catch (JedisException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "Could not delete a Redis lock cancel signal; it expires", e);
+                }
+            }
+        }
+    }
+}

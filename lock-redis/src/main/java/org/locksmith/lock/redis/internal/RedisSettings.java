@@ -1,0 +1,63 @@
+package org.locksmith.lock.redis.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings a {@link RedisLockBackend} runs with, validated before any I/O.
+ *
+ * @param leaseTime how long Redis keeps a lease without renewal
+ * @param prefix the prefix of every key the backend writes; must not contain <code>{</code> or <code>}</code>
+ * @param maxBlockingWaiters how many threads may block in {@code BLPOP} at once (the wait pool's size); more
+ *     waiters queue locally
+ * @param address where the store is, for messages (never contains a password)
+ */
+public record RedisSettings(Duration leaseTime, String prefix, int maxBlockingWaiters, String address) {
+
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    public static final Duration MIN_LEASE = Duration.ofMillis(100);
+    public static final Duration MAX_LEASE = Duration.ofDays(1);
+    public static final String DEFAULT_PREFIX = "locksmith:";
+    public static final int DEFAULT_WAIT_POOL_SIZE = 16;
+    public static final int DEFAULT_POOL_SIZE = 8;
+
+    public RedisSettings {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(address, "address");
+        if (leaseTime.compareTo(MIN_LEASE) < 0 || leaseTime.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("Redis lock lease time " + leaseTime.toMillis() + " ms must be from "
+                    + MIN_LEASE.toMillis() + " ms to " + MAX_LEASE.toMillis() + " ms");
+        }
+        validatePrefix(prefix);
+        if (maxBlockingWaiters < 1) {
+            throw new IllegalArgumentException(
+                    "Redis lock maxBlockingWaiters must be at least 1 (it is the number of threads that may block in"
+                            + " BLPOP at once), got " + maxBlockingWaiters);
+        }
+    }
+
+    /** Rejects prefixes that would move locks between cluster slots or make key names ambiguous. */
+    public static String validatePrefix(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("Redis lock key prefix '" + prefix
+                    + "' must not contain '{' or '}': Redis Cluster would hash the braces' content instead of each"
+                    + " lock's own hash tag, putting every lock in one slot");
+        }
+        if (prefix.length() > 256) {
+            throw new IllegalArgumentException(
+                    "Redis lock key prefix is " + prefix.length() + " chars long; keep it under 256");
+        }
+        return prefix;
+    }
+
+    /**
+     * How long a wake-up stays in its list when nobody takes it: long enough to bridge a waiter's step from a failed
+     * attempt into {@code BLPOP}, short enough that a stale one vanishes soon (a stale wake-up costs one extra
+     * attempt, a lost one at most the holder's remaining lease).
+     */
+    long wakeTtlMillis() {
+        return Math.max(1_000, Math.min(leaseTime.toMillis(), 10_000));
+    }
+}

@@ -1,0 +1,188 @@
+package org.locksmith.lock.redis;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A {@code redis-server} the test starts on a free loopback port, with no persistence ({@code --save ""
+ * --appendonly no}), so that a kill and restart loses every key, as a crash of an unpersisted Redis does. Tests may
+ * kill, restart and pause (SIGSTOP) it; {@link #close()} stops it.
+ */
+final class PrivateRedis implements AutoCloseable {
+    private final int port;
+    private final List<String> extraArgs;
+    private final Path dir;
+    private Process process;
+
+    private PrivateRedis(int port, List<String> extraArgs) throws IOException {
+        this.port = port;
+        this.extraArgs = List.copyOf(extraArgs);
+        this.dir = Files.createTempDirectory("locksmith-redis-" + port + "-");
+    }
+
+    /** Starts a private server; fails with what to install if {@code redis-server} is missing. */
+    static PrivateRedis start(String... extraArgs) {
+        try {
+            PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs));
+            redis.startProcess();
+            return redis;
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not start a private redis-server: " + e.getMessage(), e);
+        }
+    }
+
+    static String binary() {
+        for (String candidate : new String[] {"/usr/bin/redis-server", "/usr/local/bin/redis-server"}) {
+            if (new File(candidate).canExecute()) {
+                return candidate;
+            }
+        }
+        String path = System.getenv("PATH");
+        if (path != null) {
+            for (String dir : path.split(File.pathSeparator)) {
+                File f = new File(dir, "redis-server");
+                if (f.canExecute()) {
+                    return f.getPath();
+                }
+            }
+        }
+        throw new IllegalStateException("The fault, restart and cluster tests start their own redis-server on a free"
+                + " port and need the binary: install it (apt-get install redis-server, brew install redis) or put"
+                + " redis-server on the PATH");
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private void startProcess() throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(
+                binary(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--loglevel",
+                "warning"));
+        cmd.addAll(extraArgs);
+        process = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
+        await("private redis-server on port " + port + " to answer PING")
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException(
+                                "redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+                    }
+                    try (Jedis j = jedis()) {
+                        return "PONG".equals(j.ping());
+                    }
+                });
+    }
+
+    int port() {
+        return port;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    HostAndPort hostAndPort() {
+        return new HostAndPort("127.0.0.1", port);
+    }
+
+    /** A plain connection for the test's own commands (INFO, CLIENT KILL, DEL); close it after use. */
+    Jedis jedis() {
+        return new Jedis(
+                hostAndPort(),
+                DefaultJedisClientConfig.builder().timeoutMillis(5_000).build());
+    }
+
+    /** Kills the server (SIGKILL: nothing saved) and starts it again on the same port, empty. */
+    void restart() {
+        kill();
+        try {
+            startProcess();
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not restart redis-server on port " + port, e);
+        }
+    }
+
+    /** SIGSTOP: the server keeps its socket open but answers nothing, like a stalled host. */
+    void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("kill -" + name + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private void kill() {
+        if (process != null && process.isAlive()) {
+            resume(); // a stopped process cannot be reaped until continued
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        kill();
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+}
