@@ -1,19 +1,54 @@
 package org.locksmith.lock.tck;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.tck.internal.CloseContract;
+import org.locksmith.lock.tck.internal.DeadlineContract;
+import org.locksmith.lock.tck.internal.FairnessContract;
+import org.locksmith.lock.tck.internal.FencingContract;
+import org.locksmith.lock.tck.internal.KeyContract;
+import org.locksmith.lock.tck.internal.LeaseContract;
+import org.locksmith.lock.tck.internal.MutualExclusionContract;
+import org.locksmith.lock.tck.internal.OwnershipContract;
+import org.locksmith.lock.tck.internal.StoreContract;
+import org.locksmith.lock.tck.internal.TckEnv;
 
 /**
  * The Locksmith technology compatibility kit. A backend proves itself by extending this class in its tests and
  * returning a fresh client from {@link #newClient()}; {@code mvn test} then runs every contract of DESIGN.md
- * against it, gated by the features the client declares. Tests of undeclared features are skipped with a reason;
- * tests that need a fault hook or worker processes the backend does not offer are skipped naming what is missing.
+ * against it, gated by the features the client declares. Tests of undeclared features are skipped with a reason
+ * starting {@code "not declared: FEATURE"}; tests that need a fault hook or worker processes the backend does not
+ * offer are skipped naming what is missing. Where a feature is not declared, the TCK checks that what depends on it
+ * fails clearly (for example {@code fencingToken()} throws {@link UnsupportedOperationException}).
  *
- * <p>Test names follow the contract numbers: {@code c01_mutualExclusion_...}, {@code c10_fencing_...}.
- * Every failure message names the contract, the backend, the key and the client.
+ * <p>Test names follow the contract numbers: {@code c01_mutualExclusion_...}, {@code c10_fencing_...}. Every
+ * failure message starts with {@code [cNN Contract | backend=... | key='...' | client=...]}. Each test uses keys with
+ * a random prefix, so runs against shared servers never collide.
+ *
+ * <p>Each run writes {@code <backend>--<TestClass>.json} and regenerates {@code semantics.md} (every backend run in
+ * the build, contract by contract) in the directory named by the JUnit configuration parameter or system property
+ * {@value TckReport#REPORT_DIR_PROPERTY} (default {@code target/locksmith-tck}). Time allowances stretch with
+ * {@link TckTimings#FACTOR_PROPERTY} / {@link TckTimings#FACTOR_ENVIRONMENT_VARIABLE}.
+ *
+ * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout.
  */
+@ExtendWith(TckReport.class)
+@Timeout(120)
 public abstract class LockTck {
+
+    private TckEnv env;
+    private volatile String lastBackend;
+    private volatile Set<LockFeature> lastFeatures;
 
     /**
      * A new client of the backend under test, connected to the store, configured with the times in {@link
@@ -46,5 +81,288 @@ public abstract class LockTck {
     /** The times the clients are configured with and the allowances granted; {@link TckTimings#defaults()}. */
     protected TckTimings timings() {
         return TckTimings.defaults();
+    }
+
+    @BeforeEach
+    final void openTckEnv(TestInfo info) {
+        String name = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        env = new TckEnv(
+                new TckEnv.Hooks() {
+                    @Override
+                    public LockClient newClient() {
+                        return LockTck.this.newClient();
+                    }
+
+                    @Override
+                    public Optional<String> workerUrl() {
+                        return LockTck.this.workerUrl();
+                    }
+
+                    @Override
+                    public LockFaults faults() {
+                        return LockTck.this.faults();
+                    }
+
+                    @Override
+                    public OptionalInt storeEntries(String key) {
+                        return LockTck.this.storeEntries(key);
+                    }
+
+                    @Override
+                    public TckTimings timings() {
+                        return LockTck.this.timings();
+                    }
+                },
+                name);
+    }
+
+    @AfterEach
+    final void closeTckEnv() {
+        TckEnv e = env;
+        env = null;
+        if (e != null) {
+            e.close();
+            if (!"?".equals(e.backend())) {
+                lastBackend = e.backend();
+                lastFeatures = e.features();
+            }
+            notes = Map.copyOf(e.notes());
+        }
+    }
+
+    private volatile Map<String, String> notes = Map.of();
+
+    String reportedBackend() {
+        return lastBackend;
+    }
+
+    Set<LockFeature> reportedFeatures() {
+        return lastFeatures;
+    }
+
+    Map<String, String> reportedNotes() {
+        return notes;
+    }
+
+    // ---- c01 Mutual exclusion -------------------------------------------------------------------------------
+
+    @Test
+    public void c01_mutualExclusion_threadsOfOneClient() throws Exception {
+        new MutualExclusionContract(env).threadsOfOneClient();
+    }
+
+    @Test
+    public void c01_mutualExclusion_severalClients() throws Exception {
+        new MutualExclusionContract(env).severalClients();
+    }
+
+    @Test
+    public void c01_mutualExclusion_stress8Clients200Each() throws Exception {
+        new MutualExclusionContract(env).stress();
+    }
+
+    @Test
+    public void c01_mutualExclusion_workerProcesses() throws Exception {
+        new MutualExclusionContract(env).workerProcesses();
+    }
+
+    @Test
+    public void c01_mutualExclusion_killedWorkerHolder() throws Exception {
+        new MutualExclusionContract(env).killedWorkerHolder();
+    }
+
+    // ---- c02 Progress ---------------------------------------------------------------------------------------
+
+    @Test
+    public void c02_progress_freeKeyGrantedInOneAttempt() throws Exception {
+        new MutualExclusionContract(env).freeKeyGrantedInOneAttempt();
+    }
+
+    @Test
+    public void c02_progress_handoffLatency() throws Exception {
+        new MutualExclusionContract(env).handoffLatency();
+    }
+
+    // ---- c03 Reentrancy -------------------------------------------------------------------------------------
+
+    @Test
+    public void c03_reentrancy_holdCountsAndReleaseOrder() throws Exception {
+        new OwnershipContract(env).holdCountsAndReleaseOrder();
+    }
+
+    @Test
+    public void c03_reentrancy_undeclaredReentryFailsClearly() throws Exception {
+        new OwnershipContract(env).reentryFailsClearlyWhenUndeclared();
+    }
+
+    // ---- c04 Ownership --------------------------------------------------------------------------------------
+
+    @Test
+    public void c04_ownership_releaseByAnotherThreadFails() throws Exception {
+        new OwnershipContract(env).releaseByAnotherThreadFails();
+    }
+
+    @Test
+    public void c04_ownership_otherClientCannotRelease() throws Exception {
+        new OwnershipContract(env).otherClientCannotRelease();
+    }
+
+    @Test
+    public void c04_ownership_staleReleaseDoesNotFreeNewHolder() throws Exception {
+        new OwnershipContract(env).staleReleaseDoesNotFreeNewHolder();
+    }
+
+    // ---- c05 Deadlines --------------------------------------------------------------------------------------
+
+    @Test
+    public void c05_deadlines_timedAcquireGivesUpOnTime() throws Exception {
+        new DeadlineContract(env).timedAcquireGivesUpOnTime();
+    }
+
+    @Test
+    public void c05_deadlines_tryAcquireDoesNotWait() throws Exception {
+        new DeadlineContract(env).tryAcquireDoesNotWait();
+    }
+
+    @Test
+    public void c05_deadlines_timedAcquireSucceedsWhenFreedInTime() throws Exception {
+        new DeadlineContract(env).timedAcquireSucceedsWhenFreedInTime();
+    }
+
+    // ---- c06 Interruption -----------------------------------------------------------------------------------
+
+    @Test
+    public void c06_interruption_interruptedWaiterLeavesNothing() throws Exception {
+        new DeadlineContract(env).interruptedWaiterLeavesNothing();
+    }
+
+    @Test
+    public void c06_interruption_interruptedBeforeAcquire() throws Exception {
+        new DeadlineContract(env).interruptedBeforeAcquire();
+    }
+
+    // ---- c07 Lease expiry -----------------------------------------------------------------------------------
+
+    @Test
+    public void c07_leaseExpiry_killedWorkerProcessFreesAfterLease() throws Exception {
+        new LeaseContract(env).killedWorkerFreesAfterLease();
+    }
+
+    @Test
+    public void c07_leaseExpiry_abandonedLeaseExpires() throws Exception {
+        new LeaseContract(env).abandonedLeaseExpires();
+    }
+
+    // ---- c08 Renewal ----------------------------------------------------------------------------------------
+
+    @Test
+    public void c08_renewal_liveHolderKeepsLockPastLease() throws Exception {
+        new LeaseContract(env).liveHolderKeepsLockPastLease();
+    }
+
+    // ---- c09 Session binding --------------------------------------------------------------------------------
+
+    @Test
+    public void c09_session_killedSessionFreesPromptly() throws Exception {
+        new LeaseContract(env).killedSessionFreesPromptly();
+    }
+
+    @Test
+    public void c09_session_killedWorkerProcessFreesPromptly() throws Exception {
+        new LeaseContract(env).killedWorkerFreesWithSession();
+    }
+
+    // ---- c10 Fencing ----------------------------------------------------------------------------------------
+
+    @Test
+    public void c10_fencing_tokensRiseAcrossClients() throws Exception {
+        new FencingContract(env).tokensRiseAcrossClients();
+    }
+
+    @Test
+    public void c10_fencing_undeclaredFencingTokenThrows() throws Exception {
+        new FencingContract(env).undeclaredFencingThrows();
+    }
+
+    @Test
+    public void c10_fencing_tokensRiseAcrossCrashedHolder() throws Exception {
+        new FencingContract(env).tokensRiseAcrossCrashedHolder();
+    }
+
+    @Test
+    public void c10_fencing_tokensRiseAcrossStoreRestart() throws Exception {
+        new FencingContract(env).tokensRiseAcrossStoreRestart();
+    }
+
+    // ---- c11 Loss detection ---------------------------------------------------------------------------------
+
+    @Test
+    public void c11_lossDetection_sessionKilled() throws Exception {
+        new LeaseContract(env).lostBySessionKill();
+    }
+
+    @Test
+    public void c11_lossDetection_stateDeleted() throws Exception {
+        new LeaseContract(env).lostByStateDeletion();
+    }
+
+    // ---- c12 Fairness ---------------------------------------------------------------------------------------
+
+    @Test
+    public void c12_fairness_arrivalOrder() throws Exception {
+        new FairnessContract(env).arrivalOrder();
+    }
+
+    // ---- c13 Close ------------------------------------------------------------------------------------------
+
+    @Test
+    public void c13_close_releasesLeases() throws Exception {
+        new CloseContract(env).releasesLeases();
+    }
+
+    @Test
+    public void c13_close_failsWaitersPromptly() throws Exception {
+        new CloseContract(env).failsWaitersPromptly();
+    }
+
+    @Test
+    public void c13_close_leaksNoThreads() throws Exception {
+        new CloseContract(env).leaksNoThreads();
+    }
+
+    @Test
+    public void c13_close_noFurtherUse() throws Exception {
+        new CloseContract(env).noFurtherUse();
+    }
+
+    // ---- c14 Keys -------------------------------------------------------------------------------------------
+
+    @Test
+    public void c14_keys_unusualKeysWork() throws Exception {
+        new KeyContract(env).unusualKeysWork();
+    }
+
+    @Test
+    public void c14_keys_distinctKeysNeverCollide() throws Exception {
+        new KeyContract(env).distinctKeysNeverCollide();
+    }
+
+    @Test
+    public void c14_keys_invalidKeysRejectedBeforeIo() {
+        new KeyContract(env).invalidKeysRejected();
+    }
+
+    // ---- c15 Unavailable store ------------------------------------------------------------------------------
+
+    @Test
+    public void c15_unavailableStore_failsWithinTimeoutAndRecovers() throws Exception {
+        new StoreContract(env).outageFailsFastAndRecovers();
+    }
+
+    // ---- c16 Cleanup ----------------------------------------------------------------------------------------
+
+    @Test
+    public void c16_cleanup_boundedStateAfterCycles() throws Exception {
+        new StoreContract(env).boundedStateAfterCycles();
     }
 }

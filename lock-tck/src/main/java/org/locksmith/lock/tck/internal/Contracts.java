@@ -1,0 +1,56 @@
+package org.locksmith.lock.tck.internal;
+
+import java.util.List;
+
+/** The sixteen contracts of DESIGN.md "Semantics the TCK enforces", by number; test names start with their id. */
+public final class Contracts {
+    private Contracts() {}
+
+    /** Contract names, index 0 = c01. */
+    public static final List<String> NAMES = List.of(
+            "Mutual exclusion",
+            "Progress",
+            "Reentrancy",
+            "Ownership",
+            "Deadlines",
+            "Interruption",
+            "Lease expiry",
+            "Renewal",
+            "Session binding",
+            "Fencing",
+            "Loss detection",
+            "Fairness",
+            "Close",
+            "Keys",
+            "Unavailable store",
+            "Cleanup");
+
+    /** "c05" for a test named "c05_deadlines_...", or null if the name does not start with a contract id. */
+    public static String idOf(String testName) {
+        if (testName != null
+                && testName.length() >= 3
+                && testName.charAt(0) == 'c'
+                && Character.isDigit(testName.charAt(1))
+                && Character.isDigit(testName.charAt(2))) {
+            int n = Integer.parseInt(testName.substring(1, 3));
+            if (n >= 1 && n <= NAMES.size()) {
+                return testName.substring(0, 3);
+            }
+        }
+        return null;
+    }
+
+    public static String id(int number) {
+        return String.format("c%02d", number);
+    }
+
+    public static String name(String id) {
+        return NAMES.get(Integer.parseInt(id.substring(1)) - 1);
+    }
+
+    /** "c05 Deadlines" for a test name, or the name itself. */
+    public static String describe(String testName) {
+        String id = idOf(testName);
+        return id == null ? testName : id + " " + name(id);
+    }
+}

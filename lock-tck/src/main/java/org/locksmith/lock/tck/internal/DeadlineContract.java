@@ -1,0 +1,223 @@
+package org.locksmith.lock.tck.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockTimeoutException;
+
+/** Contracts 5 (deadlines) and 6 (interruption). */
+public final class DeadlineContract {
+    private final TckEnv env;
+
+    public DeadlineContract(TckEnv env) {
+        this.env = env;
+    }
+
+    /** A timed acquire on a held key gives up no earlier than asked and no later than asked + overshoot. */
+    public void timedAcquireGivesUpOnTime() throws Exception {
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("deadline");
+        LockLease held = a.lock(key).acquire(Duration.ofSeconds(5));
+        Duration overshoot = TckEnv.allow(env.timings().deadlineOvershoot());
+        for (Duration asked : new Duration[] {Duration.ofMillis(300), Duration.ofMillis(700)}) {
+            long start = System.nanoTime();
+            Optional<LockLease> got = b.lock(key).tryAcquire(asked);
+            long took = System.nanoTime() - start;
+            if (got.isPresent()) {
+                got.get().release();
+                fail(env.at(b, key) + "tryAcquire(" + asked.toMillis() + " ms) was granted a key client A holds");
+            }
+            checkWindow(b, key, "tryAcquire(" + asked.toMillis() + " ms)", asked, overshoot, took);
+        }
+        Duration asked = Duration.ofMillis(400);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> b.lock(key).acquire(asked))
+                .as(env.at(b, key) + "acquire(400 ms) of a held key")
+                .isInstanceOf(LockTimeoutException.class);
+        checkWindow(b, key, "acquire(400 ms)", asked, overshoot, System.nanoTime() - start);
+        assertThat(held.isValid())
+                .as(env.at(a, key) + "holder's lease after timed-out waiters")
+                .isTrue();
+        held.release();
+        Probes.assertGrantable(env, b, key, "after the holder released (timed-out attempts must leave nothing)");
+    }
+
+    private void checkWindow(
+            LockClient client, String key, String what, Duration asked, Duration overshoot, long tookNanos) {
+        assertThat(tookNanos)
+                .as(env.at(client, key) + what + " gave up after " + Probes.ms(tookNanos) + ", earlier than asked")
+                .isGreaterThanOrEqualTo(asked.toNanos());
+        assertThat(tookNanos)
+                .as(env.at(client, key) + what + " gave up after " + Probes.ms(tookNanos) + ", more than "
+                        + overshoot.toMillis() + " ms (timings().deadlineOvershoot() x factor) late")
+                .isLessThanOrEqualTo(asked.plus(overshoot).toNanos());
+    }
+
+    /** tryAcquire() and acquire(ZERO) make one attempt and never wait on the holder. */
+    public void tryAcquireDoesNotWait() throws Exception {
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("try");
+        LockLease held = a.lock(key).acquire(Duration.ofSeconds(5));
+        Duration bound = TckEnv.allow(env.timings().deadlineOvershoot());
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            Optional<LockLease> got = b.lock(key).tryAcquire();
+            long took = System.nanoTime() - start;
+            assertThat(got).as(env.at(b, key) + "tryAcquire() of a held key").isEmpty();
+            assertThat(took)
+                    .as(env.at(b, key) + "tryAcquire() of a held key took " + Probes.ms(took)
+                            + ": it must not wait on the holder")
+                    .isLessThanOrEqualTo(bound.toNanos());
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> b.lock(key).acquire(Duration.ZERO))
+                .as(env.at(b, key) + "acquire(ZERO) of a held key")
+                .isInstanceOf(LockTimeoutException.class);
+        assertThat(System.nanoTime() - start)
+                .as(env.at(b, key) + "acquire(ZERO) must not wait")
+                .isLessThanOrEqualTo(bound.toNanos());
+        assertThatThrownBy(() -> b.lock(key).acquire(Duration.ofMillis(-1)))
+                .as(env.at(b, key) + "negative timeout")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.lock(key).acquire(null))
+                .as(env.at(b, key) + "null timeout")
+                .isInstanceOf(NullPointerException.class);
+        held.release();
+        Probes.assertGrantable(env, b, key, "after release");
+    }
+
+    /** A waiter whose holder releases before its deadline is granted. */
+    public void timedAcquireSucceedsWhenFreedInTime() throws Exception {
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("in-time");
+        LockLease held = a.lock(key).acquire(Duration.ofSeconds(5));
+        Future<Optional<LockLease>> waiter = env.fork(() -> {
+            Optional<LockLease> l = b.lock(key).tryAcquire(Duration.ofSeconds(10));
+            l.ifPresent(LockLease::release);
+            return l;
+        });
+        Thread.sleep(100); // let the waiter block before the release
+        held.release();
+        assertThat(waiter.get(15, TimeUnit.SECONDS))
+                .as(env.at(b, key) + "tryAcquire(10 s) when the holder released after 100 ms")
+                .isPresent();
+    }
+
+    /**
+     * Contract 6: a waiter interrupted while waiting throws InterruptedException promptly, with its interrupt
+     * status cleared, holds nothing, leaves no waiter state in the store (where it can be seen), and leaves no ghost
+     * that would block the next waiter.
+     */
+    public void interruptedWaiterLeavesNothing() throws Exception {
+        LockClient holder = env.client("H");
+        LockClient waiting = env.client("W");
+        LockClient next = env.client("N");
+        String key = env.key("interrupt");
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        OptionalInt before = env.storeEntries(key);
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        AtomicReference<Long> caughtAt = new AtomicReference<>();
+        Future<String> waiter = env.fork(() -> {
+            waiterThread.set(Thread.currentThread());
+            try {
+                LockLease l = waiting.lock(key).acquire(Duration.ofSeconds(30));
+                l.release();
+                return "granted a lease instead of throwing InterruptedException";
+            } catch (InterruptedException e) {
+                caughtAt.set(System.nanoTime());
+                if (Thread.currentThread().isInterrupted()) {
+                    return "InterruptedException thrown but the interrupt status was left set";
+                }
+                if (waiting.lock(key).isHeldByCurrentThread()) {
+                    return "the interrupted thread holds the key";
+                }
+                return null;
+            } catch (Throwable t) {
+                return "threw " + t + " instead of InterruptedException";
+            }
+        });
+        Thread.sleep(150); // let the waiter block in the store
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> waiterThread.get() != null);
+        long interruptedAt = System.nanoTime();
+        waiterThread.get().interrupt();
+        String problem;
+        try {
+            problem = waiter.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(env.at(waiting, key) + "interrupted waiter still waiting after 10 s", e);
+        }
+        assertThat(problem).as(env.at(waiting, key) + "interrupted waiter").isNull();
+        long took = caughtAt.get() - interruptedAt;
+        Duration prompt = TckEnv.allow(Duration.ofMillis(200));
+        assertThat(took)
+                .as(env.at(waiting, key) + "InterruptedException came " + Probes.ms(took) + " after the interrupt")
+                .isLessThanOrEqualTo(prompt.toNanos());
+        if (before.isPresent()) {
+            Awaitility.await()
+                    .atMost(TckEnv.allow(Duration.ofSeconds(2)))
+                    .pollInterval(Duration.ofMillis(20))
+                    .untilAsserted(() -> assertThat(env.storeEntries(key).getAsInt())
+                            .as(env.at(waiting, key) + "store entries after the interrupted waiter left (before it: "
+                                    + before.getAsInt() + ")")
+                            .isLessThanOrEqualTo(before.getAsInt()));
+        }
+        // The next waiter must not queue behind a ghost of the interrupted one.
+        Future<Boolean> nextWaiter = env.fork(() -> {
+            Optional<LockLease> l = next.lock(key).tryAcquire(Duration.ofSeconds(20));
+            l.ifPresent(LockLease::release);
+            return l.isPresent();
+        });
+        Thread.sleep(100);
+        held.release();
+        Duration bound = TckEnv.allow(env.timings().handoff().plus(Duration.ofSeconds(1)));
+        boolean granted;
+        try {
+            granted = nextWaiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            granted = false;
+        } catch (ExecutionException e) {
+            throw new AssertionError(env.at(next, key) + "next waiter failed", e.getCause());
+        }
+        assertThat(granted)
+                .as(env.at(next, key) + "the next waiter was not granted within " + bound.toMillis()
+                        + " ms of the release: a ghost of the interrupted waiter blocks it")
+                .isTrue();
+        Probes.assertGrantable(env, waiting, key, "by the formerly interrupted client afterwards");
+    }
+
+    /** An acquire by an already interrupted thread throws at once and clears the status. */
+    public void interruptedBeforeAcquire() throws Exception {
+        LockClient a = env.client("A");
+        String key = env.key("pre-interrupted");
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> a.lock(key).acquire(Duration.ofSeconds(5)))
+                    .as(env.at(a, key) + "acquire by an interrupted thread")
+                    .isInstanceOf(InterruptedException.class);
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as(env.at(a, key) + "interrupt status after InterruptedException")
+                    .isFalse();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(a.lock(key).isHeldByCurrentThread())
+                .as(env.at(a, key) + "held after interrupt")
+                .isFalse();
+        LockClient b = env.client("B");
+        Probes.assertGrantable(env, b, key, "after an interrupted acquire");
+    }
+}

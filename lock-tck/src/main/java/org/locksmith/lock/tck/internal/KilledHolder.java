@@ -1,0 +1,47 @@
+package org.locksmith.lock.tck.internal;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.tck.TckTimings;
+
+/**
+ * A worker process that acquires a key and is killed with SIGKILL while holding it: the crash the expiry,
+ * session and fencing contracts are about.
+ *
+ * @param token the killed holder's fencing token, or -1 without FENCING
+ * @param killedAtNanos when the kill was sent ({@link System#nanoTime()})
+ */
+public record KilledHolder(long token, long killedAtNanos) {
+
+    /** Starts the holder, checks that {@code observer} is excluded while it holds, then kills it. */
+    public static KilledHolder run(TckEnv env, Path dir, String url, String key, LockClient observer) throws Exception {
+        WorkerProcess worker = WorkerProcess.start(dir, Duration.ofSeconds(60), "hold", url, key);
+        env.closeAtEnd(worker);
+        String line = worker.awaitLine("ACQUIRED", TckEnv.allow(Duration.ofSeconds(30)));
+        long token = Long.parseLong(line.split(" ")[1]);
+        Probes.assertNotGrantable(env, observer, key, "worker process " + worker.pid() + " held it");
+        long killedAt = System.nanoTime();
+        worker.kill();
+        return new KilledHolder(token, killedAt);
+    }
+
+    /**
+     * How long after a holder's crash the key must be granted again: the lease (LEASE_EXPIRY; renewed at most a
+     * lease ago, plus a wake-up) or the session timeout (SESSION_BOUND), whichever is shorter; empty with neither.
+     */
+    public static Optional<Duration> freeBound(TckEnv env) {
+        TckTimings t = env.timings();
+        Duration best = null;
+        if (env.has(LockFeature.LEASE_EXPIRY)) {
+            best = t.leaseTime().multipliedBy(2).plus(t.handoff());
+        }
+        if (env.has(LockFeature.SESSION_BOUND)) {
+            Duration session = t.sessionTimeout().multipliedBy(3).dividedBy(2).plus(t.handoff());
+            best = best == null || session.compareTo(best) < 0 ? session : best;
+        }
+        return Optional.ofNullable(best).map(TckEnv::allow);
+    }
+}

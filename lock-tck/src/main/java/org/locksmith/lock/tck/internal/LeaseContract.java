@@ -1,0 +1,210 @@
+package org.locksmith.lock.tck.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.TckTimings;
+
+/** Contracts 7 (lease expiry), 8 (renewal), 9 (session binding) and 11 (loss detection). */
+public final class LeaseContract {
+    private final TckEnv env;
+
+    public LeaseContract(TckEnv env) {
+        this.env = env;
+    }
+
+    private TckTimings t() {
+        return env.timings();
+    }
+
+    /** c07: a worker JVM killed while holding: its lock frees after about its lease. */
+    public void killedWorkerFreesAfterLease() throws Exception {
+        env.requireFeature(LockFeature.LEASE_EXPIRY);
+        String url = env.requireWorkerUrl();
+        String key = env.key("expiry-killed");
+        LockClient observer = env.client("observer");
+        Path dir = Files.createTempDirectory("locksmith-tck-");
+        env.closeAtEnd(() -> MutualExclusionContract.deleteTree(dir));
+        KilledHolder killed = KilledHolder.run(env, dir, url, key, observer);
+        Duration bound = TckEnv.allow(t().leaseTime().multipliedBy(2).plus(t().handoff()));
+        Probes.Timed<LockLease> next = Probes.acquireWithin(
+                env,
+                observer,
+                key,
+                bound,
+                "after its holder process was killed: LEASE_EXPIRY with lease "
+                        + t().leaseTime().toMillis() + " ms");
+        env.note("killed holder -> grant by lease expiry (ms)", TckEnv.millisSince(killed.killedAtNanos()));
+        next.value().release();
+    }
+
+    /**
+     * c07 in one JVM, for leased backends without AUTO_RENEWAL: a holder that never releases loses the key after its
+     * lease, and its lease turns invalid.
+     */
+    public void abandonedLeaseExpires() throws Exception {
+        env.requireFeature(LockFeature.LEASE_EXPIRY);
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                env.has(LockFeature.AUTO_RENEWAL),
+                "AUTO_RENEWAL declared: an abandoned holder in this JVM keeps renewing (the crash case is "
+                        + "c07_leaseExpiry_killedWorkerProcessFreesAfterLease)");
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("expiry-abandoned");
+        long start = System.nanoTime();
+        LockLease abandoned = a.lock(key).acquire(Duration.ofSeconds(5));
+        Duration bound = TckEnv.allow(t().leaseTime().multipliedBy(2).plus(t().handoff()));
+        Probes.Timed<LockLease> next = Probes.acquireWithin(
+                env,
+                b,
+                key,
+                bound,
+                "after client A abandoned its lease of " + t().leaseTime().toMillis() + " ms");
+        env.note("abandoned lease -> next grant (ms)", TckEnv.millisSince(start));
+        assertThat(TckEnv.millisSince(start))
+                .as(env.at(b, key) + "granted before the abandoned lease of "
+                        + t().leaseTime().toMillis() + " ms could have expired")
+                .isGreaterThanOrEqualTo(t().leaseTime().toMillis() - 50);
+        assertThat(abandoned.isValid())
+                .as(env.at(a, key) + "the expired lease's isValid()")
+                .isFalse();
+        next.value().release();
+        assertThatThrownBy(abandoned::release)
+                .as(env.at(a, key) + "release of an expired lease tells the holder")
+                .isInstanceOf(LockLostException.class);
+    }
+
+    /** c08: a live holder keeps the key for three lease times; nobody else gets it meanwhile. */
+    public void liveHolderKeepsLockPastLease() throws Exception {
+        env.requireFeature(LockFeature.AUTO_RENEWAL);
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("renewal");
+        LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));
+        Duration lease3 = t().leaseTime().multipliedBy(3);
+        long end = System.nanoTime() + lease3.toNanos();
+        int checks = 0;
+        while (System.nanoTime() < end) {
+            // Probing with a short timed acquire doubles as the pacing of this loop.
+            var stolen = b.lock(key).tryAcquire(Duration.ofMillis(100));
+            if (stolen.isPresent()) {
+                stolen.get().release();
+                throw new AssertionError(
+                        env.at(b, key) + "granted the key " + checks * 100 + " ms into client A's renewed hold (lease "
+                                + t().leaseTime().toMillis() + " ms)");
+            }
+            assertThat(lease.isValid())
+                    .as(env.at(a, key) + "lease validity " + checks * 100 + " ms into a renewed hold")
+                    .isTrue();
+            checks++;
+        }
+        assertThat(a.lock(key).isHeldByCurrentThread()).isTrue();
+        lease.release();
+        Probes.assertGrantable(env, b, key, "after client A released its long-held lease");
+    }
+
+    /** c09: killing the holder's session frees the key within the session timeout. */
+    public void killedSessionFreesPromptly() throws Exception {
+        env.requireFeature(LockFeature.SESSION_BOUND);
+        env.requireFault(LockFaults.Fault.KILL_SESSION);
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("session");
+        a.lock(key).acquire(Duration.ofSeconds(5));
+        long killedAt = System.nanoTime();
+        env.faults().killSession(a);
+        Duration bound = TckEnv.allow(t().sessionTimeout().plus(t().handoff()));
+        Probes.Timed<LockLease> next =
+                Probes.acquireWithin(env, b, key, bound, "after client A's session was killed (KILL_SESSION)");
+        env.note("killed session -> next grant (ms)", TckEnv.millisSince(killedAt));
+        next.value().release();
+    }
+
+    /** c09: a worker JVM killed while holding: its session ends and the key frees within the session timeout. */
+    public void killedWorkerFreesWithSession() throws Exception {
+        env.requireFeature(LockFeature.SESSION_BOUND);
+        String url = env.requireWorkerUrl();
+        String key = env.key("session-killed");
+        LockClient observer = env.client("observer");
+        Path dir = Files.createTempDirectory("locksmith-tck-");
+        env.closeAtEnd(() -> MutualExclusionContract.deleteTree(dir));
+        KilledHolder killed = KilledHolder.run(env, dir, url, key, observer);
+        Duration bound =
+                TckEnv.allow(t().sessionTimeout().multipliedBy(3).dividedBy(2).plus(t().handoff()));
+        Probes.Timed<LockLease> next =
+                Probes.acquireWithin(env, observer, key, bound, "after its holder process was killed (SESSION_BOUND)");
+        env.note("killed holder -> grant by session end (ms)", TckEnv.millisSince(killed.killedAtNanos()));
+        next.value().release();
+    }
+
+    /** c11: a lease lost behind the holder's back turns invalid and fires its listeners exactly once. */
+    public void lostBySessionKill() throws Exception {
+        env.requireFeature(LockFeature.LOSS_DETECTION);
+        env.requireFault(LockFaults.Fault.KILL_SESSION);
+        lost("session killed", (a, key) -> env.faults().killSession(a));
+    }
+
+    public void lostByStateDeletion() throws Exception {
+        env.requireFeature(LockFeature.LOSS_DETECTION);
+        env.requireFault(LockFaults.Fault.DELETE_LOCK_STATE);
+        lost("state deleted", (a, key) -> env.faults().deleteLockState(key));
+    }
+
+    private interface Fault {
+        void inflict(LockClient a, String key) throws Exception;
+    }
+
+    private void lost(String how, Fault fault) throws Exception {
+        LockClient a = env.client("A");
+        String key = env.key("lost");
+        LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));
+        AtomicInteger fired = new AtomicInteger();
+        AtomicInteger early = new AtomicInteger();
+        lease.onLost(e -> fired.incrementAndGet());
+        lease.onLost(e -> early.incrementAndGet());
+        fault.inflict(a, key);
+        Duration bound = TckEnv.allow(
+                t().leaseTime().plus(t().sessionTimeout()).plus(t().handoff()).plus(Duration.ofSeconds(1)));
+        Awaitility.await("c11 " + how)
+                .atMost(bound)
+                .pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> {
+                    assertThat(lease.isValid())
+                            .as(env.at(a, key) + "isValid() after the lease was lost (" + how + ")")
+                            .isFalse();
+                    assertThat(fired.get())
+                            .as(env.at(a, key) + "onLost listener calls after the lease was lost (" + how + ")")
+                            .isEqualTo(1);
+                });
+        AtomicInteger late = new AtomicInteger();
+        lease.onLost(e -> late.incrementAndGet());
+        assertThat(late.get())
+                .as(env.at(a, key) + "a listener registered after the loss is called at once")
+                .isEqualTo(1);
+        // Give a buggy core or backend the chance to report the loss again (another renewal round).
+        Thread.sleep(Math.min(1000, t().leaseTime().toMillis() / 2 + 100));
+        assertThat(fired.get())
+                .as(env.at(a, key) + "onLost calls (exactly once)")
+                .isEqualTo(1);
+        assertThat(early.get())
+                .as(env.at(a, key) + "second listener calls (exactly once)")
+                .isEqualTo(1);
+        assertThatThrownBy(lease::release)
+                .as(env.at(a, key) + "release of a lost lease")
+                .isInstanceOf(LockLostException.class);
+        LockClient b = env.client("B");
+        Probes.acquireWithin(env, b, key, bound, "after the lost lease was released")
+                .value()
+                .release();
+    }
+}

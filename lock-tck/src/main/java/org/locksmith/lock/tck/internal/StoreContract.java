@@ -1,0 +1,144 @@
+package org.locksmith.lock.tck.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.tck.LockFaults;
+
+/** Contracts 15 (unavailable store) and 16 (cleanup). */
+public final class StoreContract {
+    private final TckEnv env;
+
+    public StoreContract(TckEnv env) {
+        this.env = env;
+    }
+
+    /** c15: during an outage operations fail with LockBackendException within the timeout; afterwards they work. */
+    public void outageFailsFastAndRecovers() throws Exception {
+        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
+        LockClient a = env.client("A");
+        String key = env.key("outage");
+        Probes.assertGrantable(env, a, key, "before the outage");
+        Duration bound = TckEnv.allow(env.timings().operationTimeout().plus(Duration.ofMillis(500)));
+        try (LockFaults.Outage outage = env.faults().beginOutage()) {
+            expectBackendFailure(
+                    a, key, "tryAcquire()", bound, () -> a.lock(key).tryAcquire());
+            expectBackendFailure(
+                    a,
+                    key,
+                    "acquire(60 s)",
+                    bound,
+                    () -> Optional.of(a.lock(key).acquire(Duration.ofSeconds(60))));
+        }
+        Duration recovery = TckEnv.allow(env.timings().operationTimeout().multipliedBy(3));
+        AtomicReference<Throwable> lastFailure = new AtomicReference<>();
+        Awaitility.await("c15 client recovers after the outage")
+                .atMost(recovery)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    try {
+                        Optional<LockLease> l = a.lock(key).tryAcquire();
+                        l.ifPresent(LockLease::release);
+                        return l.isPresent();
+                    } catch (LockBackendException e) {
+                        lastFailure.set(e);
+                        return false;
+                    }
+                });
+    }
+
+    private interface Op {
+        Optional<LockLease> run() throws Exception;
+    }
+
+    private void expectBackendFailure(LockClient a, String key, String what, Duration bound, Op op) throws Exception {
+        Future<Throwable> f = env.fork(() -> {
+            try {
+                op.run().ifPresent(LockLease::release);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        long start = System.nanoTime();
+        Throwable thrown;
+        try {
+            thrown = f.get(bound.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(env.at(a, key) + what + " during a store outage hangs", e);
+        }
+        long took = System.nanoTime() - start;
+        if (!(thrown instanceof LockBackendException)) {
+            fail(env.at(a, key) + what + " during a store outage must throw LockBackendException, but "
+                    + (thrown == null ? "it succeeded" : "threw " + thrown));
+        }
+        assertThat(thrown.getCause())
+                .as(env.at(a, key) + "LockBackendException carries the store's cause")
+                .isNotNull();
+        assertThat(took)
+                .as(env.at(a, key) + what + " failed after " + Probes.ms(took) + "; the bound is operationTimeout "
+                        + "+ 500 ms, x factor = " + bound.toMillis() + " ms")
+                .isLessThanOrEqualTo(bound.toNanos());
+    }
+
+    /**
+     * c16: after many acquire/release cycles with contention, timed-out and interrupted waiters, a released key
+     * keeps no more state than after its first cycle.
+     */
+    public void boundedStateAfterCycles() throws Exception {
+        String key = env.key("cleanup");
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        int initial = env.requireStoreEntries(key);
+        a.lock(key).acquire(Duration.ofSeconds(5)).release();
+        int afterOne = env.storeEntries(key).getAsInt();
+        int baseline = Math.max(initial, afterOne);
+        for (int i = 0; i < 8; i++) {
+            LockLease held = a.lock(key).acquire(Duration.ofSeconds(5));
+            assertThat(b.lock(key).tryAcquire(Duration.ofMillis(20)))
+                    .as(env.at(b, key) + "timed waiter")
+                    .isEmpty();
+            AtomicReference<Thread> t = new AtomicReference<>();
+            Future<Boolean> interrupted = env.fork(() -> {
+                t.set(Thread.currentThread());
+                try {
+                    b.lock(key).acquire(Duration.ofSeconds(20)).release();
+                    return false;
+                } catch (InterruptedException e) {
+                    return true;
+                }
+            });
+            Thread.sleep(30);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> t.get() != null);
+            t.get().interrupt();
+            assertThat(interrupted.get(10, TimeUnit.SECONDS))
+                    .as(env.at(b, key) + "interrupted waiter")
+                    .isTrue();
+            held.release();
+        }
+        List<Integer> seen = new ArrayList<>();
+        Awaitility.await("c16 store entries of a released key to return to its baseline")
+                .atMost(TckEnv.allow(Duration.ofSeconds(3)))
+                .pollInterval(Duration.ofMillis(25))
+                .untilAsserted(() -> {
+                    int now = env.storeEntries(key).getAsInt();
+                    seen.add(now);
+                    assertThat(now)
+                            .as(env.at(key) + "store entries of the released key after 8 contended cycles with "
+                                    + "timed-out and interrupted waiters; after one plain cycle: " + afterOne)
+                            .isLessThanOrEqualTo(baseline);
+                });
+        env.note("store entries of a released key", baseline);
+    }
+}

@@ -1,0 +1,95 @@
+package org.locksmith.lock.tck.internal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.Locks;
+
+/**
+ * The main class of a TCK worker process: opens a client with {@link Locks#open(String)} and acts as a lock holder
+ * in another JVM. Started by {@link WorkerProcess}; it ends by itself after its lifetime even if nobody stops it.
+ *
+ * <pre>
+ * hold  URL KEY LIFETIME_MS                 acquire, print "ACQUIRED token nanoTime", hold until killed
+ * loop  URL KEY LIFETIME_MS COUNT OUT COUNTER  COUNT times: acquire, bump the non-atomic counter file, record
+ *                                             "startNanos endNanos token" in OUT, release; print "DONE"
+ * </pre>
+ */
+public final class TckWorker {
+    private TckWorker() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        String url = args[1];
+        String key = args[2];
+        long lifetimeMs = Long.parseLong(args[3]);
+        Thread reaper = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(lifetimeMs);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    System.err.println("worker lifetime of " + lifetimeMs + " ms is over: exiting");
+                    Runtime.getRuntime().halt(3);
+                },
+                "tck-worker-reaper");
+        reaper.setDaemon(true);
+        reaper.start();
+        try (LockClient client = Locks.open(url)) {
+            boolean fencing = client.features().contains(LockFeature.FENCING);
+            System.out.println("READY " + ProcessHandle.current().pid());
+            System.out.flush();
+            switch (mode) {
+                case "hold" -> {
+                    LockLease lease = client.lock(key).acquire(Duration.ofMillis(lifetimeMs));
+                    System.out.println("ACQUIRED " + (fencing ? lease.fencingToken() : -1) + " " + System.nanoTime());
+                    System.out.flush();
+                    Thread.sleep(lifetimeMs); // held until the harness kills this process
+                }
+                case "loop" ->
+                    loop(client, key, fencing, Integer.parseInt(args[4]), Path.of(args[5]), Path.of(args[6]));
+                default -> throw new IllegalArgumentException("unknown worker mode " + mode);
+            }
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.out.println("ERROR " + t);
+            System.out.flush();
+            Runtime.getRuntime().halt(2);
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void loop(LockClient client, String key, boolean fencing, int count, Path out, Path counter)
+            throws InterruptedException, IOException {
+        StringBuilder records = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            try (LockLease lease = client.lock(key).acquire(Duration.ofSeconds(30))) {
+                long start = System.nanoTime();
+                // A non-atomic read-modify-write: only mutual exclusion keeps the count right.
+                String text = Files.readString(counter, StandardCharsets.UTF_8).trim();
+                long value = text.isEmpty() ? 0 : Long.parseLong(text);
+                Thread.sleep(1); // widen the window in which a second holder would be caught
+                Files.writeString(counter, Long.toString(value + 1), StandardCharsets.UTF_8);
+                long end = System.nanoTime();
+                records.append(start)
+                        .append(' ')
+                        .append(end)
+                        .append(' ')
+                        .append(fencing ? lease.fencingToken() : -1)
+                        .append('\n');
+            }
+        }
+        Files.writeString(
+                out, records, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        System.out.println("DONE");
+        System.out.flush();
+    }
+}
