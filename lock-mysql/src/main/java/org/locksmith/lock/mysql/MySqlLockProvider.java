@@ -1,0 +1,119 @@
+package org.locksmith.lock.mysql;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.locksmith.lock.mysql.internal.MySqlLockBackend;
+import org.locksmith.lock.mysql.internal.MySqlSettings;
+import org.locksmith.lock.mysql.internal.Shard;
+import org.locksmith.lock.mysql.internal.Shards;
+import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.LockProvider;
+import org.locksmith.lock.spi.LockUrl;
+
+/**
+ * Opens MySQL/MariaDB lock backends from {@code mysql://} URLs:
+ *
+ * <pre>mysql://user:password@host[:3306][,host2[:port]...]/database[,database2...][?name=value&amp;...]</pre>
+ *
+ * <p>Several databases make shards, each key living on one of them (rendezvous hashing): {@code n} hosts with
+ * {@code n} databases pair up in order; one host with several databases, or several hosts with one database, use
+ * every combination. Parameters (all optional): {@code strategy} (row|lease|named, default row), {@code table}
+ * (default {@value MySqlSettings#DEFAULT_TABLE}), {@code createSchema} (default true), {@code leaseMs} (lease
+ * strategy, default 30000), {@code checkIntervalMs} (row/named: how often held sessions are pinged, default 1000),
+ * {@code poolSize} (connections per shard for held and waiting locks, default 10), {@code timeoutMs} (connect and
+ * statement timeout, default 5000). The JDBC driver ({@code jdbc:mysql:}, such as mysql-connector-j) is supplied
+ * by the application.
+ */
+public final class MySqlLockProvider implements LockProvider {
+
+    /** Creates the provider; it does no I/O until {@link #open}. */
+    public MySqlLockProvider() {}
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("mysql");
+    }
+
+    @Override
+    public String defaultUrl() {
+        return "mysql://root@127.0.0.1:3306/test";
+    }
+
+    @Override
+    public Set<String> parameters() {
+        return Set.of("strategy", "table", "createSchema", "leaseMs", "checkIntervalMs", "poolSize", "timeoutMs");
+    }
+
+    @Override
+    public LockBackend open(LockUrl url) {
+        MySqlSettings settings = settings(url);
+        List<Shards.Target> targets = targets(url);
+        List<Shard> shards = new ArrayList<>();
+        try {
+            for (Shards.Target target : targets) {
+                shards.add(Shards.pooled(
+                        target, url.user().orElse(null), url.password().orElse(null), settings));
+            }
+            return new MySqlLockBackend(settings, shards);
+        } catch (RuntimeException e) {
+            shards.forEach(Shard::close);
+            throw e;
+        }
+    }
+
+    static MySqlSettings settings(LockUrl url) {
+        MySqlSettings d = MySqlSettings.defaults();
+        return new MySqlSettings(
+                MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
+                url.parameter("table", d.table()),
+                url.booleanParameter("createSchema", d.createSchema()),
+                url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
+                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1)),
+                url.intParameter("poolSize", d.poolSize(), 1, 10_000),
+                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)));
+    }
+
+    static List<Shards.Target> targets(LockUrl url) {
+        if (url.hosts().isEmpty()) {
+            throw new IllegalArgumentException("Lock URL " + url + " names no host: use mysql://host:3306/database");
+        }
+        if (url.path().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + " names no database: use mysql://host:3306/database");
+        }
+        List<String> databases = List.of(url.path().split(",", -1));
+        for (String db : databases) {
+            if (!db.matches("[A-Za-z0-9_$-]{1,64}")) {
+                throw new IllegalArgumentException("Lock URL " + url + ": database name '" + db
+                        + "' is invalid: use 1-64 characters from A-Z, a-z, 0-9, _, $ and -");
+            }
+        }
+        List<LockUrl.HostAndPort> hosts = url.hosts();
+        List<Shards.Target> targets = new ArrayList<>();
+        if (hosts.size() == databases.size()) {
+            for (int i = 0; i < hosts.size(); i++) {
+                targets.add(new Shards.Target(hosts.get(i).host(), hosts.get(i).port(3306), databases.get(i)));
+            }
+        } else if (hosts.size() == 1 || databases.size() == 1) {
+            for (LockUrl.HostAndPort h : hosts) {
+                for (String db : databases) {
+                    targets.add(new Shards.Target(h.host(), h.port(3306), db));
+                }
+            }
+        } else {
+            throw new IllegalArgumentException("Lock URL " + url + " names " + hosts.size() + " hosts and "
+                    + databases.size() + " databases: give one of each per shard, or one host or one database");
+        }
+        if (targets.stream().map(Shards.Target::name).distinct().count() != targets.size()) {
+            throw new IllegalArgumentException("Lock URL " + url + " names the same database twice");
+        }
+        return targets;
+    }
+}

@@ -1,0 +1,152 @@
+package org.locksmith.lock.mysql;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.mysql.internal.MySqlLockBackend;
+import org.locksmith.lock.mysql.internal.MySqlSettings;
+import org.locksmith.lock.mysql.internal.Shard;
+import org.locksmith.lock.mysql.internal.Shards;
+import org.locksmith.lock.spi.LockBackend;
+
+/**
+ * MySQL/MariaDB lock clients built from data sources the application already has:
+ *
+ * <pre>{@code
+ * LockClient locks = MySqlLocks.using(dataSource);                       // row strategy, table locksmith_lock
+ * LockClient leased = MySqlLocks.builder().dataSource(dataSource)
+ *         .strategy(MySqlStrategy.LEASE).leaseTime(Duration.ofSeconds(10)).build();
+ * }</pre>
+ *
+ * <p>The data sources are not closed by the client. Every lock held or waited for with the {@code row} and
+ * {@code named} strategies uses one connection of its data source for its whole duration, so a pool must be larger
+ * than the number of locks the client holds and waits for at once (see {@link Builder#poolSize}).
+ */
+public final class MySqlLocks {
+    private MySqlLocks() {}
+
+    /**
+     * A client on {@code dataSource} with default settings ({@code row} strategy, table {@value
+     * MySqlSettings#DEFAULT_TABLE}, created if missing). Connects once to detect the server and create the schema.
+     *
+     * @throws org.locksmith.lock.LockBackendException if the database cannot be reached
+     */
+    public static LockClient using(DataSource dataSource) {
+        return builder().dataSource(dataSource).build();
+    }
+
+    /** A builder for the rarer settings and for several data sources (shards). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings of a MySQL lock client; each setter validates its argument at once. Not thread-safe. */
+    public static final class Builder {
+        private final Map<String, DataSource> dataSources = new LinkedHashMap<>();
+        private MySqlStrategy strategy = MySqlStrategy.ROW;
+        private String table = MySqlSettings.DEFAULT_TABLE;
+        private boolean createSchema = true;
+        private Duration leaseTime = MySqlSettings.DEFAULT_LEASE;
+        private Duration checkInterval = MySqlSettings.DEFAULT_CHECK_INTERVAL;
+        private Integer poolSize;
+        private Duration timeout = MySqlSettings.DEFAULT_TIMEOUT;
+
+        private Builder() {}
+
+        /** Adds a data source (a shard), named {@code shard<n>} by its position. */
+        public Builder dataSource(DataSource dataSource) {
+            return dataSource("shard" + dataSources.size(), dataSource);
+        }
+
+        /**
+         * Adds a data source (a shard) under a stable name: keys map to shards by rendezvous hashing of these
+         * names, so keep them when adding shards (only about 1/n of the keys move to a new shard).
+         */
+        public Builder dataSource(String name, DataSource dataSource) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(dataSource, "dataSource");
+            if (dataSources.putIfAbsent(name, dataSource) != null) {
+                throw new IllegalArgumentException("a data source named '" + name + "' was added already");
+            }
+            return this;
+        }
+
+        public Builder strategy(MySqlStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /** The lock table (the fence table is its name + {@code _fence}); validated, since it goes into SQL. */
+        public Builder table(String table) {
+            MySqlSettings.validateTable(Objects.requireNonNull(table, "table"));
+            this.table = table;
+            return this;
+        }
+
+        /** Whether missing tables are created on open (default true); else a DBA runs {@code schema.sql}. */
+        public Builder createSchema(boolean createSchema) {
+            this.createSchema = createSchema;
+            return this;
+        }
+
+        /** The lease time of the {@code lease} strategy (default 30 s); renewed every third of it. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** How often {@code row}/{@code named} ping held sessions to detect a killed one (default 1 s). */
+        public Builder checkInterval(Duration checkInterval) {
+            this.checkInterval = Objects.requireNonNull(checkInterval, "checkInterval");
+            return this;
+        }
+
+        /**
+         * How many connections of each data source may hold or wait for locks at once. Default: a HikariCP pool's
+         * maximum size less one (kept for fencing tokens), else 9.
+         */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1) {
+                throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
+            }
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /** Statement and borrow timeout (default 5 s). */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** The backend, for {@link Locks#client(LockBackend)}; connects to every data source. */
+        public LockBackend buildBackend() {
+            if (dataSources.isEmpty()) {
+                throw new IllegalStateException("add at least one data source with dataSource(...)");
+            }
+            int size = poolSize != null
+                    ? poolSize
+                    : Shards.defaultLockConnections(
+                            dataSources.values().iterator().next());
+            MySqlSettings settings =
+                    new MySqlSettings(strategy, table, createSchema, leaseTime, checkInterval, size, timeout);
+            List<Shard> shards = new ArrayList<>();
+            for (Map.Entry<String, DataSource> e : dataSources.entrySet()) {
+                int lockConnections = poolSize != null ? poolSize : Shards.defaultLockConnections(e.getValue());
+                shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
+            }
+            return new MySqlLockBackend(settings, shards);
+        }
+
+        /** A client; connects to every data source to detect the server and create the schema if allowed. */
+        public LockClient build() {
+            return Locks.client(buildBackend());
+        }
+    }
+}

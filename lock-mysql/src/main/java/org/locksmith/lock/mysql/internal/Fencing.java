@@ -1,0 +1,56 @@
+package org.locksmith.lock.mysql.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Fencing tokens for the session-bound strategies, from the fence table, issued by an autocommit statement on a
+ * connection other than the one holding the lock. That is the point: the lock's transaction may be rolled back
+ * (killed client, lost connection) but the token it was given stays committed, so the next holder's token is
+ * strictly greater. The token is also never below the server clock in microseconds, so it keeps rising if the
+ * fence table is lost or truncated (as long as the server clock does not step back).
+ */
+final class Fencing {
+    /** The server clock in microseconds since the epoch. */
+    static final String NOW_MICROS = "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)";
+
+    private final String sql;
+
+    Fencing(String fenceTable) {
+        // LAST_INSERT_ID(expr) hands the new value back in the OK packet: one round trip, no SELECT.
+        this.sql = "INSERT INTO " + fenceTable + " (key_hash, token) VALUES (?, LAST_INSERT_ID(" + NOW_MICROS + "))"
+                + " ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(GREATEST(token + 1, " + NOW_MICROS + "))";
+    }
+
+    /** Issues the next token of a key whose lock the caller holds. */
+    long next(Shard shard, byte[] keyHash) {
+        try (Connection c = shard.borrowShort();
+                PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+            ps.setBytes(1, keyHash);
+            ps.executeUpdate();
+            return generatedKey(ps);
+        } catch (SQLException e) {
+            throw Sql.failure("could not issue a fencing token on " + shard, e);
+        }
+    }
+
+    static long generatedKey(Statement ps) throws SQLException {
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            if (keys.next()) {
+                long token = keys.getLong(1);
+                if (token > 0) {
+                    return token;
+                }
+            }
+        }
+        // A driver that does not report LAST_INSERT_ID(expr) as a generated key: ask for it.
+        try (Statement s = ps.getConnection().createStatement();
+                ResultSet rs = s.executeQuery("SELECT LAST_INSERT_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

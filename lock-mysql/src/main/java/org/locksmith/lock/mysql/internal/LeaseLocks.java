@@ -1,0 +1,244 @@
+package org.locksmith.lock.mysql.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+
+/**
+ * The {@code lease} strategy: the row of a key carries its owner, an expiry computed by the server's clock
+ * ({@code UTC_TIMESTAMP(6)}, never the client's) and the last fencing token. Acquire is one conditional
+ * {@code UPDATE} (plus a race-free {@code INSERT IGNORE} the first time), renew one {@code UPDATE} for every lease
+ * of a shard, release one {@code UPDATE}; each commits at once, so no connection is held between them. Waiters poll
+ * with jittered exponential back-off.
+ */
+final class LeaseLocks implements Strategy {
+    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
+
+    private final MySqlLockBackend backend;
+    private final String table;
+    private final long leaseMicros;
+    private final String take;
+    private final String create;
+    private final String release;
+
+    LeaseLocks(MySqlLockBackend backend, String table, long leaseMicros) {
+        this.backend = backend;
+        this.table = table;
+        this.leaseMicros = leaseMicros;
+        String expiry = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+        String now = Fencing.NOW_MICROS;
+        // The token rises by one per grant, never below the server clock in microseconds, so it keeps rising
+        // even if an operator deletes the row; LAST_INSERT_ID(expr) returns it in the same round trip.
+        this.take = "UPDATE " + table + " SET owner = ?, expires_at = " + expiry
+                + ", token = LAST_INSERT_ID(GREATEST(token + 1, " + now + "))"
+                + " WHERE key_hash = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6))";
+        this.create = "INSERT IGNORE INTO " + table + " (key_hash, lock_key, owner, expires_at, token)"
+                + " VALUES (?, ?, ?, " + expiry + ", LAST_INSERT_ID(" + now + "))";
+        this.release = "UPDATE " + table + " SET owner = NULL, expires_at = '1970-01-01 00:00:01'"
+                + " WHERE key_hash = ? AND owner = ? AND expires_at > UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+        String owner = owner(request.ownerId());
+        long backoff = MIN_BACKOFF_NANOS;
+        while (true) {
+            long sentAt = System.nanoTime();
+            Long token = tryTake(shard, keyHash, request.key(), owner);
+            if (token != null) {
+                return new Lease(shard, keyHash, owner, token, sentAt);
+            }
+            if (request.isTry() || request.isCancelled()) {
+                return null;
+            }
+            long remaining = request.remainingNanos();
+            long sleep = Math.min(remaining, ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1));
+            if (sleep > 0) {
+                TimeUnit.NANOSECONDS.sleep(sleep); // interruptible: the core turns it into InterruptedException
+            }
+            if (request.isCancelled()) {
+                return null;
+            }
+            backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+        }
+    }
+
+    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner) {
+        try (Connection c = shard.borrowShort()) {
+            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            try (PreparedStatement ps = c.prepareStatement(take, Statement.RETURN_GENERATED_KEYS)) {
+                ps.setString(1, owner);
+                ps.setLong(2, leaseMicros);
+                ps.setBytes(3, keyHash);
+                if (ps.executeUpdate() == 1) {
+                    return Fencing.generatedKey(ps);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(create, Statement.RETURN_GENERATED_KEYS)) {
+                ps.setBytes(1, keyHash);
+                ps.setString(2, key);
+                ps.setString(3, owner);
+                ps.setLong(4, leaseMicros);
+                if (ps.executeUpdate() == 1) {
+                    return Fencing.generatedKey(ps);
+                }
+            }
+            return null;
+        } catch (SQLException e) {
+            throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
+        }
+    }
+
+    /** Renews every lease of one shard in one UPDATE; returns those no longer held. */
+    List<BackendLease> renew(Shard shard, List<Lease> leases) {
+        StringBuilder sql = new StringBuilder("UPDATE ")
+                .append(table)
+                .append(" SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE key_hash IN (");
+        appendMarks(sql, leases.size()).append(") AND owner IN (");
+        // Owner ids are unique per grant, so (key IN keys AND owner IN owners) matches exactly our rows.
+        appendMarks(sql, leases.size()).append(") AND expires_at > UTC_TIMESTAMP(6)");
+        try (Connection c = shard.borrowShort()) {
+            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            int renewed;
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                int i = 1;
+                ps.setLong(i++, leaseMicros);
+                for (Lease l : leases) {
+                    ps.setBytes(i++, l.keyHash);
+                }
+                for (Lease l : leases) {
+                    ps.setString(i++, l.owner);
+                }
+                renewed = ps.executeUpdate();
+            }
+            if (renewed == leases.size()) {
+                return List.of();
+            }
+            // Some were lost: find which (a second round trip, only in that rare case).
+            StringBuilder held =
+                    new StringBuilder("SELECT owner FROM ").append(table).append(" WHERE key_hash IN (");
+            appendMarks(held, leases.size()).append(") AND owner IN (");
+            appendMarks(held, leases.size()).append(") AND expires_at > UTC_TIMESTAMP(6)");
+            Set<String> still = new HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(held.toString())) {
+                int i = 1;
+                for (Lease l : leases) {
+                    ps.setBytes(i++, l.keyHash);
+                }
+                for (Lease l : leases) {
+                    ps.setString(i++, l.owner);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        still.add(rs.getString(1));
+                    }
+                }
+            }
+            List<BackendLease> lost = new ArrayList<>();
+            for (Lease l : leases) {
+                if (!still.contains(l.owner)) {
+                    lost.add(l);
+                }
+            }
+            return lost;
+        } catch (SQLException e) {
+            throw Sql.failure("could not renew " + leases.size() + " lease(s) on " + shard, e);
+        }
+    }
+
+    List<BackendLease> renewAll(List<BackendLease> leases) {
+        Map<Shard, List<Lease>> byShard = new LinkedHashMap<>();
+        for (BackendLease l : leases) {
+            Lease lease = (Lease) l;
+            byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
+        }
+        List<BackendLease> lost = new ArrayList<>();
+        for (Map.Entry<Shard, List<Lease>> e : byShard.entrySet()) {
+            lost.addAll(renew(e.getKey(), e.getValue()));
+        }
+        return lost;
+    }
+
+    private static StringBuilder appendMarks(StringBuilder sql, int n) {
+        for (int i = 0; i < n; i++) {
+            sql.append(i == 0 ? "?" : ",?");
+        }
+        return sql;
+    }
+
+    /** Owner ids are ASCII (client id and counter); an unexpectedly long one is hashed to fit the column. */
+    private static String owner(String ownerId) {
+        if (ownerId.length() <= 128 && ownerId.chars().allMatch(ch -> ch >= 0x20 && ch < 0x7f)) {
+            return ownerId;
+        }
+        StringBuilder hex = new StringBuilder(64);
+        for (byte b : KeyCodec.sha256(ownerId)) {
+            hex.append(String.format("%02x", b));
+        }
+        return hex.toString();
+    }
+
+    /** Deletes the lease row of a key, as an operator might (used by the fault tests). */
+    String deleteSql() {
+        return "DELETE FROM " + table + " WHERE key_hash = ?";
+    }
+
+    /** A lease row owned by one grant. */
+    final class Lease implements BackendLease {
+        final Shard shard;
+        final byte[] keyHash;
+        final String owner;
+        private final long token;
+        private final long confirmedAtNanos;
+
+        Lease(Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
+            this.shard = shard;
+            this.keyHash = keyHash;
+            this.owner = owner;
+            this.token = token;
+            this.confirmedAtNanos = confirmedAtNanos;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long confirmedAtNanos() {
+            return confirmedAtNanos;
+        }
+
+        @Override
+        public boolean renew() {
+            return LeaseLocks.this.renew(shard, List.of(this)).isEmpty();
+        }
+
+        @Override
+        public boolean release() {
+            try (Connection c = shard.borrowShort()) {
+                c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                try (PreparedStatement ps = c.prepareStatement(release)) {
+                    ps.setBytes(1, keyHash);
+                    ps.setString(2, owner);
+                    return ps.executeUpdate() == 1;
+                }
+            } catch (SQLException e) {
+                throw Sql.failure("could not release a lease on " + shard, e);
+            }
+        }
+    }
+}

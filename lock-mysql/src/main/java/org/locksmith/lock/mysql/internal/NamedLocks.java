@@ -1,0 +1,157 @@
+package org.locksmith.lock.mysql.internal;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+
+/**
+ * The {@code named} strategy: {@code GET_LOCK} on a connection lent to the lease; the server queues waiters and
+ * frees the lock when the session ends. Names are {@link KeyCodec#lockName} of the key (55 characters). The
+ * timeout is passed in fractional seconds (MariaDB honours them), and the wait is also cancelled at the deadline
+ * for servers that round it.
+ */
+final class NamedLocks implements Strategy {
+    private static final long MAX_WAIT_SECONDS = 300;
+
+    private final MySqlLockBackend backend;
+    private final Fencing fencing;
+    private final String namespace;
+
+    NamedLocks(MySqlLockBackend backend, String namespace, Fencing fencing) {
+        this.backend = backend;
+        this.namespace = namespace;
+        this.fencing = fencing;
+    }
+
+    String lockName(String key) {
+        return KeyCodec.lockName(namespace, key);
+    }
+
+    @Override
+    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+        Connection c = shard.borrowForLock(request, false);
+        if (c == null) {
+            return null;
+        }
+        String name = lockName(request.key());
+        BackendLease granted = null;
+        boolean maybeHeld = false;
+        Canceller canceller = new Canceller(request, backend.cancelExecutor());
+        try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+            while (true) {
+                if (!request.isTry() && request.isCancelled()) {
+                    return null;
+                }
+                BigDecimal seconds =
+                        request.isTry() ? BigDecimal.ZERO : waitSeconds(request.remainingNanos(), shard.isMariaDb());
+                c.setNetworkTimeout(Runnable::run, (int)
+                        Math.min(Integer.MAX_VALUE, seconds.longValue() * 1000 + 1000 + backend.timeoutMillis()));
+                ps.setString(1, name);
+                ps.setBigDecimal(2, seconds);
+                long sentAt = System.nanoTime();
+                Integer result;
+                canceller.begin(ps);
+                maybeHeld = true;
+                try {
+                    if (!request.isTry() && request.isCancelled()) {
+                        return null;
+                    }
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        int r = rs.getInt(1);
+                        result = rs.wasNull() ? null : r;
+                    }
+                } catch (SQLException e) {
+                    if (Sql.isCancelled(e) || request.isCancelled()) {
+                        return null;
+                    }
+                    throw e;
+                } finally {
+                    canceller.end();
+                }
+                if (result != null && result == 1) {
+                    long token = fencing.next(shard, keyHash);
+                    c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                    granted = new NamedLease(backend, shard, c, name, token, sentAt);
+                    backend.remember((SessionLease) granted);
+                    return granted;
+                }
+                maybeHeld = false;
+                if (result == null) {
+                    // NULL: the wait was killed (our cancel) or failed; MySQL reports KILL QUERY this way.
+                    if (request.isTry() || request.isCancelled()) {
+                        return null;
+                    }
+                    throw new SQLException("GET_LOCK returned NULL");
+                }
+                if (request.isTry() || request.isCancelled()) {
+                    return null;
+                }
+            }
+        } catch (SQLException e) {
+            throw Sql.failure("could not lock key '" + request.key() + "' on " + shard, e);
+        } finally {
+            if (granted == null) {
+                giveBack(shard, c, name, maybeHeld);
+            }
+        }
+    }
+
+    /** Returns a connection whose GET_LOCK did not lead to a grant; releases the name first if it might be held. */
+    private static void giveBack(Shard shard, Connection c, String name, boolean maybeHeld) {
+        if (!maybeHeld) {
+            shard.giveBack(c, false);
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("DO RELEASE_LOCK(?)")) {
+            ps.setString(1, name);
+            ps.execute();
+        } catch (SQLException e) {
+            shard.discard(c); // cannot prove the name is free on this session: never lend the session again
+            return;
+        }
+        shard.giveBack(c, false);
+    }
+
+    private static BigDecimal waitSeconds(long remainingNanos, boolean fractional) {
+        if (remainingNanos >= TimeUnit.SECONDS.toNanos(MAX_WAIT_SECONDS)) {
+            return BigDecimal.valueOf(MAX_WAIT_SECONDS);
+        }
+        if (fractional) {
+            return BigDecimal.valueOf(Math.max(0, remainingNanos) / 1000, 6);
+        }
+        // Whole seconds, rounded up: the exact deadline is enforced by cancelling the wait.
+        return BigDecimal.valueOf(Math.max(1, (remainingNanos + 999_999_999L) / 1_000_000_000L));
+    }
+
+    /** A named lock: release is {@code RELEASE_LOCK}, which returns 1 only for the session that holds it. */
+    static final class NamedLease extends SessionLease {
+        private final String name;
+
+        NamedLease(MySqlLockBackend backend, Shard shard, Connection c, String name, long token, long confirmedAt) {
+            super(backend, shard, c, token, confirmedAt);
+            this.name = name;
+        }
+
+        @Override
+        boolean releaseInSession() throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1) == 1;
+                }
+            }
+        }
+
+        @Override
+        boolean manualCommit() {
+            return false;
+        }
+    }
+}

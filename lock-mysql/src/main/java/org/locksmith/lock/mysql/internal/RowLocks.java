@@ -1,0 +1,184 @@
+package org.locksmith.lock.mysql.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+
+/**
+ * The {@code row} strategy: the holder keeps one transaction open with {@code SELECT ... FOR UPDATE} on its key's
+ * row. Waiters wait in InnoDB's lock queue (no polling); the server wakes one when the holder commits. The wait is
+ * bounded server-side in whole seconds ({@code WAIT n} on MariaDB, {@code innodb_lock_wait_timeout} on MySQL) as a
+ * backstop, and cut exactly at the deadline by {@link Canceller}. Connections run READ COMMITTED so that a locking
+ * read of a missing row takes no gap lock (which would block other keys' row creation).
+ */
+final class RowLocks implements Strategy {
+    /** Longest single server-side wait; longer waits loop, so a lost cancel never blocks for long. */
+    private static final long MAX_WAIT_SECONDS = 300;
+
+    private final MySqlLockBackend backend;
+    private final Fencing fencing;
+    private final String lockNowait;
+    private final String lockPlain;
+    private final String lockWaitPrefix;
+    private final String insert;
+
+    RowLocks(MySqlLockBackend backend, String table, Fencing fencing) {
+        this.backend = backend;
+        this.fencing = fencing;
+        String select = "SELECT 1 FROM " + table + " WHERE key_hash = ? FOR UPDATE";
+        this.lockNowait = select + " NOWAIT";
+        this.lockPlain = select;
+        this.lockWaitPrefix = select + " WAIT ";
+        this.insert = "INSERT IGNORE INTO " + table + " (key_hash, lock_key) VALUES (?, ?)";
+    }
+
+    @Override
+    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+        Connection c = shard.borrowForLock(request, true);
+        if (c == null) {
+            return null;
+        }
+        BackendLease granted = null;
+        Canceller canceller = new Canceller(request, backend.cancelExecutor());
+        try {
+            boolean created = false;
+            while (true) {
+                if (!request.isTry() && request.isCancelled()) {
+                    return null;
+                }
+                long waitSeconds = request.isTry() ? 0 : waitSeconds(request.remainingNanos());
+                long sentAt = System.nanoTime();
+                Boolean found = lockRow(shard, c, keyHash, request, waitSeconds, canceller);
+                if (found == null) {
+                    if (request.isTry() || request.isCancelled()) {
+                        return null;
+                    }
+                    continue; // a server-side wait chunk ran out before the deadline
+                }
+                if (found) {
+                    long token = fencing.next(shard, keyHash);
+                    c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                    granted = new RowLease(backend, shard, c, token, sentAt);
+                    backend.remember((SessionLease) granted);
+                    return granted;
+                }
+                if (created) {
+                    throw new IllegalStateException("the lock row of key '" + request.key() + "' vanished from " + shard
+                            + " right after it was created; is another process deleting rows?");
+                }
+                // First use of this key: create its row committed (race-free through the primary key), then lock
+                // it like any other. INSERT IGNORE may wait only if another client created and locked it meanwhile.
+                try (PreparedStatement ps = c.prepareStatement(insert)) {
+                    ps.setBytes(1, keyHash);
+                    ps.setString(2, request.key());
+                    canceller.begin(ps);
+                    try {
+                        ps.executeUpdate();
+                    } finally {
+                        canceller.end();
+                    }
+                    c.commit();
+                } catch (SQLException e) {
+                    if (Sql.isCancelled(e) || Sql.isLockNotGranted(e) || request.isCancelled()) {
+                        return null;
+                    }
+                    throw e;
+                }
+                created = true;
+            }
+        } catch (SQLException e) {
+            throw Sql.failure("could not lock key '" + request.key() + "' on " + shard, e);
+        } finally {
+            if (granted == null) {
+                rollbackAndGiveBack(shard, c);
+            }
+        }
+    }
+
+    /**
+     * One locking read. Returns true if the row is now locked by this connection, false if it does not exist, null
+     * if the wait ended without the lock (NOWAIT refused, wait chunk over, cancelled).
+     */
+    private Boolean lockRow(
+            Shard shard, Connection c, byte[] keyHash, AcquireRequest request, long waitSeconds, Canceller canceller)
+            throws SQLException {
+        String sql;
+        if (request.isTry()) {
+            sql = lockNowait;
+        } else if (shard.isMariaDb()) {
+            sql = lockWaitPrefix + waitSeconds;
+        } else {
+            // MySQL has NOWAIT but no WAIT n: bound the wait through the session's lock wait timeout.
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION innodb_lock_wait_timeout = " + waitSeconds);
+            }
+            sql = lockPlain;
+        }
+        c.setNetworkTimeout(
+                Runnable::run, (int) Math.min(Integer.MAX_VALUE, waitSeconds * 1000 + backend.timeoutMillis()));
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setBytes(1, keyHash);
+            canceller.begin(ps);
+            try {
+                if (!request.isTry() && request.isCancelled()) {
+                    return null;
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            } finally {
+                canceller.end();
+            }
+        } catch (SQLException e) {
+            // Any failure of a cancelled wait is the cancel itself, whatever code the driver gives it.
+            if (Sql.isLockNotGranted(e) || Sql.isCancelled(e) || request.isCancelled()) {
+                return null;
+            }
+            if (e.getErrorCode() == Sql.DEADLOCK) {
+                return null; // rolled back by the server; the caller's loop tries again if time is left
+            }
+            throw e;
+        }
+    }
+
+    private static long waitSeconds(long remainingNanos) {
+        if (remainingNanos >= TimeUnit.SECONDS.toNanos(MAX_WAIT_SECONDS)) {
+            return MAX_WAIT_SECONDS;
+        }
+        // Round up: the exact deadline is enforced by cancelling; the server-side timeout is only the backstop.
+        return Math.max(1, (remainingNanos + 999_999_999L) / 1_000_000_000L);
+    }
+
+    private static void rollbackAndGiveBack(Shard shard, Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            shard.discard(c);
+            return;
+        }
+        shard.giveBack(c, true);
+    }
+
+    /** A row lock: release is COMMIT, which wakes the next waiter in InnoDB's queue. */
+    static final class RowLease extends SessionLease {
+        RowLease(MySqlLockBackend backend, Shard shard, Connection c, long token, long confirmedAtNanos) {
+            super(backend, shard, c, token, confirmedAtNanos);
+        }
+
+        @Override
+        boolean releaseInSession() throws SQLException {
+            connection.commit();
+            return true;
+        }
+
+        @Override
+        boolean manualCommit() {
+            return true;
+        }
+    }
+}

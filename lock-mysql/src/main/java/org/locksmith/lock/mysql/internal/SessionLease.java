@@ -1,0 +1,77 @@
+package org.locksmith.lock.mysql.internal;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.spi.BackendLease;
+
+/**
+ * A lock held by a server session: a connection lent to this lease alone ({@code row}: an open transaction with
+ * the key's row locked; {@code named}: a {@code GET_LOCK}). Renewal is a ping on that very connection (never a
+ * pool borrow, so it cannot starve behind waiters): if the server killed the session, the lock is gone and the
+ * ping fails.
+ */
+abstract class SessionLease implements BackendLease {
+    final MySqlLockBackend backend;
+    final Shard shard;
+    final Connection connection;
+    private final long token;
+    private final long confirmedAtNanos;
+    private final int pingSeconds;
+
+    SessionLease(MySqlLockBackend backend, Shard shard, Connection connection, long token, long confirmedAtNanos) {
+        this.backend = backend;
+        this.shard = shard;
+        this.connection = connection;
+        this.token = token;
+        this.confirmedAtNanos = confirmedAtNanos;
+        this.pingSeconds = (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(backend.timeoutNanos()));
+    }
+
+    @Override
+    public long fencingToken() {
+        return token;
+    }
+
+    @Override
+    public long confirmedAtNanos() {
+        return confirmedAtNanos;
+    }
+
+    @Override
+    public boolean renew() {
+        try {
+            return connection.isValid(pingSeconds);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean release() {
+        backend.forget(this);
+        boolean released;
+        try {
+            released = releaseInSession();
+        } catch (SQLException e) {
+            // The session is broken, and with it the lock: the server frees a dead session's locks.
+            shard.discard(connection);
+            return false;
+        }
+        if (released) {
+            shard.giveBack(connection, manualCommit());
+        } else {
+            shard.discard(connection);
+        }
+        return released;
+    }
+
+    abstract boolean releaseInSession() throws SQLException;
+
+    abstract boolean manualCommit();
+
+    /** The connection holding the lock; for tests that kill its session. */
+    Connection connection() {
+        return connection;
+    }
+}

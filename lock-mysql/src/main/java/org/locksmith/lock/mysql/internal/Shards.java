@@ -1,0 +1,102 @@
+package org.locksmith.lock.mysql.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.locksmith.lock.mysql.MySqlStrategy;
+
+/** Builds {@link Shard}s: HikariCP pools for a URL's databases, or wrappers around the user's data sources. */
+public final class Shards {
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    private Shards() {}
+
+    /** One database given by URL parts; the JDBC driver is the one on the class path for {@code jdbc:mysql:}. */
+    public record Target(String host, int port, String database) {
+        public String name() {
+            return host + ":" + port + "/" + database;
+        }
+    }
+
+    /**
+     * Pools for one database. Session-bound strategies get a lock pool of {@code poolSize} (manual commit and READ
+     * COMMITTED for {@code row}, so no round trip switches modes) and a small separate autocommit pool for fencing
+     * tokens; {@code lease} needs only one autocommit pool.
+     */
+    public static Shard pooled(Target target, String user, String password, MySqlSettings settings) {
+        String jdbcUrl = "jdbc:mysql://" + (target.host().contains(":") ? "[" + target.host() + "]" : target.host())
+                + ":" + target.port() + "/" + target.database();
+        List<HikariDataSource> owned = new ArrayList<>();
+        try {
+            if (settings.strategy() == MySqlStrategy.LEASE) {
+                HikariDataSource pool = pool(jdbcUrl, user, password, settings, settings.poolSize(), true, "lease");
+                owned.add(pool);
+                return new Shard(target.name(), pool, true, pool, settings.poolSize(), owned);
+            }
+            boolean row = settings.strategy() == MySqlStrategy.ROW;
+            HikariDataSource locks = pool(jdbcUrl, user, password, settings, settings.poolSize(), !row, "lock");
+            owned.add(locks);
+            HikariDataSource fence = pool(jdbcUrl, user, password, settings, 2, true, "fence");
+            owned.add(fence);
+            return new Shard(target.name(), locks, !row, fence, settings.poolSize(), owned);
+        } catch (RuntimeException e) {
+            owned.forEach(HikariDataSource::close);
+            throw e;
+        }
+    }
+
+    private static HikariDataSource pool(
+            String jdbcUrl,
+            String user,
+            String password,
+            MySqlSettings settings,
+            int size,
+            boolean autoCommit,
+            String role) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("locksmith-mysql-" + role + "-" + POOLS.incrementAndGet());
+        config.setJdbcUrl(jdbcUrl);
+        if (user != null) {
+            config.setUsername(user);
+        }
+        if (password != null) {
+            config.setPassword(password);
+        }
+        config.setMaximumPoolSize(size);
+        // No idle connections kept open up front: a client that holds few locks uses few connections.
+        config.setMinimumIdle(0);
+        config.setAutoCommit(autoCommit);
+        if (!autoCommit) {
+            config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        }
+        long timeout = settings.timeout().toMillis();
+        config.setConnectionTimeout(timeout);
+        config.setValidationTimeout(Math.max(250, Math.min(timeout / 2, 5000)));
+        // The backend connects itself at open (to detect the server and create the schema): no eager fill here.
+        config.setInitializationFailTimeout(-1);
+        config.addDataSourceProperty("connectTimeout", String.valueOf(timeout));
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A shard over a data source the application owns (not closed by the backend). Connections are assumed to be
+     * lent in autocommit mode (every pool's default); the backend switches lock connections to manual commit and
+     * back. {@code lockConnections} of them at most are lent for locks at once, so that the remaining ones serve
+     * fencing tokens.
+     */
+    public static Shard external(String name, DataSource dataSource, int lockConnections) {
+        return new Shard(name, dataSource, true, dataSource, lockConnections, List.of());
+    }
+
+    /** The default lock-connection budget of a user data source: a HikariCP pool's size less one, else 9. */
+    public static int defaultLockConnections(DataSource dataSource) {
+        if (dataSource instanceof HikariDataSource hikari) {
+            return Math.max(1, hikari.getMaximumPoolSize() - 1);
+        }
+        return MySqlSettings.DEFAULT_POOL_SIZE - 1;
+    }
+}

