@@ -121,9 +121,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 if (node.path == null) {
                     create(node);
                 }
-                long disconnectionsBefore = disconnections.get();
                 long sentAt = System.nanoTime();
                 List<String> children = sortedChildren(node);
+                // Read after the reply: a suspension before it does not matter (the reply proves the session
+                // alive), one after it must reach this node even if the listener ran before the node was held.
+                long disconnectionsBefore = disconnections.get();
                 int index = children.indexOf(node.name);
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
@@ -217,7 +219,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         held.add(node);
         if (disconnections.get() != disconnectionsBefore) {
             // The connection was suspended while the grant was in flight; the listener may have missed this node.
-            lost(node, "the connection to ZooKeeper was suspended while it was granted");
+            lost(node, "the connection to ZooKeeper was suspended as it was granted");
         }
         return node;
     }

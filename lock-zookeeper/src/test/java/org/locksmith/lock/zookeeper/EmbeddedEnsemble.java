@@ -1,0 +1,108 @@
+package org.locksmith.lock.zookeeper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+
+/**
+ * A private three-server ensemble in this JVM (curator-test {@link TestingCluster}) with a 200 ms tick: sessions of
+ * 0.4 to 4 s are accepted, followers sync within 1 s and a new leader is elected within about a second.
+ */
+final class EmbeddedEnsemble implements AutoCloseable {
+    static final int TICK_MS = 200;
+
+    private final TestingCluster cluster;
+
+    EmbeddedEnsemble() {
+        EmbeddedZooKeeper.configureServers();
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            specs.add(new InstanceSpec(
+                    null,
+                    InstanceSpec.getRandomPort(),
+                    InstanceSpec.getRandomPort(),
+                    InstanceSpec.getRandomPort(),
+                    true,
+                    id,
+                    TICK_MS,
+                    -1,
+                    Map.of(),
+                    "127.0.0.1"));
+        }
+        cluster = new TestingCluster(specs);
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not start the embedded ZooKeeper ensemble (curator-test): " + e, e);
+        }
+    }
+
+    String connectString() {
+        return cluster.getConnectString();
+    }
+
+    /** The server that is leader right now, asked with the {@code srvr} four-letter word; empty during an election. */
+    Optional<InstanceSpec> leader() {
+        for (InstanceSpec spec : cluster.getInstances()) {
+            if (srvr(spec).contains("Mode: leader")) {
+                return Optional.of(spec);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** True when every running server serves (is leader or follower). */
+    boolean serving(List<InstanceSpec> running) {
+        for (InstanceSpec spec : running) {
+            String answer = srvr(spec);
+            if (!answer.contains("Mode: leader") && !answer.contains("Mode: follower")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    List<InstanceSpec> instances() {
+        return new ArrayList<>(cluster.getInstances());
+    }
+
+    void kill(InstanceSpec spec) throws Exception {
+        if (!cluster.killServer(spec)) {
+            throw new IllegalStateException("no server " + spec);
+        }
+    }
+
+    void restart(InstanceSpec spec) throws Exception {
+        if (!cluster.restartServer(spec)) {
+            throw new IllegalStateException("no server " + spec);
+        }
+    }
+
+    private static String srvr(InstanceSpec spec) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 1000);
+            socket.setSoTimeout(1000);
+            OutputStream out = socket.getOutputStream();
+            out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        cluster.close();
+    }
+}

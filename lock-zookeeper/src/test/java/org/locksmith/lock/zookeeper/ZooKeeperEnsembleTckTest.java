@@ -1,0 +1,104 @@
+package org.locksmith.lock.zookeeper;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.LockTck;
+import org.locksmith.lock.tck.TckTimings;
+import org.locksmith.lock.zookeeper.internal.LockNodes;
+
+/**
+ * The TCK against a private three-server ensemble: clients spread over the servers, so every contract also runs
+ * with holder and waiters on different servers (writes through the leader, watches from followers). Faults:
+ * session kill and lock-state deletion; restarts and outages of an ensemble are covered by {@link
+ * ZooKeeperEnsembleTest}.
+ */
+class ZooKeeperEnsembleTckTest extends LockTck {
+    static final long SESSION_MS = 2_000;
+    static final long CONNECTION_MS = 2_000;
+
+    private static EmbeddedEnsemble ensemble;
+    private static String root;
+    private static CuratorFramework admin;
+
+    @BeforeAll
+    static void startEnsemble() {
+        ensemble = new EmbeddedEnsemble();
+        root = ZooKeeperTestSupport.uniqueRoot("ensemble-tck");
+        admin = ZooKeeperTestSupport.admin(ensemble.connectString());
+    }
+
+    @AfterAll
+    static void stopEnsemble() throws Exception {
+        if (admin != null) {
+            admin.close();
+        }
+        if (ensemble != null) {
+            ensemble.close();
+        }
+    }
+
+    private static String url() {
+        return "zookeeper://" + ensemble.connectString() + root + "?sessionTimeoutMs=" + SESSION_MS
+                + "&connectionTimeoutMs=" + CONNECTION_MS;
+    }
+
+    private static String lockPath(String key) {
+        return root + "/" + LockNodes.encodeKey(key);
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.open(url());
+    }
+
+    @Override
+    protected Optional<String> workerUrl() {
+        return Optional.of(url());
+    }
+
+    @Override
+    protected OptionalInt storeEntries(String key) {
+        // Read through a follower possibly behind the leader: sync first so that the count is current.
+        try {
+            admin.sync().forPath(lockPath(key));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return ZooKeeperTestSupport.storeEntries(admin, lockPath(key));
+    }
+
+    @Override
+    protected TckTimings timings() {
+        return TckTimings.defaults()
+                .withSessionTimeout(ZooKeeperTestSupport.millis(SESSION_MS))
+                .withOperationTimeout(ZooKeeperTestSupport.millis(CONNECTION_MS));
+    }
+
+    @Override
+    protected LockFaults faults() {
+        return new LockFaults() {
+            @Override
+            public Set<Fault> supported() {
+                return Set.of(Fault.KILL_SESSION, Fault.DELETE_LOCK_STATE);
+            }
+
+            @Override
+            public void killSession(LockClient client) {
+                ZooKeeperTestSupport.expireSession(
+                        ZooKeeperTestSupport.backendOf(client).curator(), ensemble.connectString());
+            }
+
+            @Override
+            public void deleteLockState(String key) {
+                ZooKeeperTestSupport.deleteLockState(admin, lockPath(key));
+            }
+        };
+    }
+}
