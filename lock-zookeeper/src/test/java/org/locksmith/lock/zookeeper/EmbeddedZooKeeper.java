@@ -28,6 +28,7 @@ final class EmbeddedZooKeeper implements AutoCloseable {
     private static final ReentrantLock STARTING = new ReentrantLock();
 
     private final InstanceSpec spec;
+    private final int containerCheckMs;
     private volatile TestingServer server;
 
     static {
@@ -42,6 +43,12 @@ final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     EmbeddedZooKeeper() {
+        this(CONTAINER_CHECK_MS);
+    }
+
+    /** A server whose container reaper runs every {@code containerCheckMs} (a minute is ZooKeeper's default). */
+    EmbeddedZooKeeper(int containerCheckMs) {
+        this.containerCheckMs = containerCheckMs;
         try {
             File dir = Files.createTempDirectory("locksmith-zk").toFile();
             this.spec = new InstanceSpec(
@@ -55,11 +62,15 @@ final class EmbeddedZooKeeper implements AutoCloseable {
     private TestingServer start() {
         STARTING.lock();
         try {
+            // The reaper reads its interval when the server starts, from a JVM-wide property: set it just for this
+            // start, under a lock, and put the default of these tests back.
+            System.setProperty("znode.container.checkIntervalMs", String.valueOf(containerCheckMs));
             return new TestingServer(spec, true);
         } catch (Exception e) {
             throw new IllegalStateException(
                     "Could not start the embedded ZooKeeper (curator-test) on port " + spec.getPort() + ": " + e, e);
         } finally {
+            System.setProperty("znode.container.checkIntervalMs", String.valueOf(CONTAINER_CHECK_MS));
             STARTING.unlock();
         }
     }
