@@ -128,7 +128,7 @@ public final class TckEnv implements AutoCloseable {
 
     /** Aborts the test (JUnit skip) with a reason naming the feature unless the client declares it. */
     public void requireFeature(LockFeature f) {
-        Assumptions.assumeTrue(has(f), () -> NOT_DECLARED + f + " (the backend does not declare it)");
+        Assumptions.assumeTrue(has(f), () -> NOT_DECLARED + f);
     }
 
     /** Aborts the test unless the client does not declare the feature: the test checks the undeclared side. */

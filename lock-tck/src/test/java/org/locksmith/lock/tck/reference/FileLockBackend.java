@@ -1,0 +1,221 @@
+package org.locksmith.lock.tck.reference;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.spi.LockBackend;
+
+/**
+ * The multi-process reference backend: lock state in files of one directory that several JVMs share. Each key has a
+ * guard file (locked with {@link FileChannel#lock()} around every read-modify-write), a state file ({@code owner
+ * expiresAtMillis token}) that exists while the key is held, and a fencing counter file that is never deleted.
+ * Expiry uses the wall clock, which all processes on one host share. Waiters poll (10 ms, jittered): files cannot
+ * wake a waiter in another process, so BLOCKING_WAKEUP is not declared.
+ */
+final class FileLockBackend implements LockBackend {
+    /** File locks are per process: threads of one JVM must also exclude each other around them. */
+    private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
+
+    static final Set<LockFeature> FEATURES = EnumSet.of(
+            LockFeature.REENTRANT,
+            LockFeature.FENCING,
+            LockFeature.DURABLE_FENCING,
+            LockFeature.LEASE_EXPIRY,
+            LockFeature.AUTO_RENEWAL,
+            LockFeature.LOSS_DETECTION);
+
+    private final Path dir;
+    private final Duration leaseTime;
+
+    FileLockBackend(Path dir, Duration leaseTime) {
+        this.dir = dir;
+        this.leaseTime = leaseTime;
+    }
+
+    @Override
+    public String name() {
+        return "reference-file";
+    }
+
+    @Override
+    public Set<LockFeature> features() {
+        return FEATURES;
+    }
+
+    @Override
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    @Override
+    public Duration renewInterval() {
+        return leaseTime.dividedBy(3);
+    }
+
+    private record State(String owner, long expiresAtMillis, long token) {}
+
+    private interface Action<T> {
+        T run(Path base) throws IOException;
+    }
+
+    /** Keys become SHA-256 file names: any valid key maps to a safe, distinct name. */
+    static String fileName(String key) {
+        try {
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private <T> T guarded(String key, Action<T> action) {
+        Path base = dir.resolve(fileName(key));
+        Path guard = base.resolveSibling(base.getFileName() + ".lck");
+        ReentrantLock local = IN_PROCESS.computeIfAbsent(guard, g -> new ReentrantLock());
+        local.lock();
+        try (FileChannel ch = FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = ch.lock()) {
+            return action.run(base);
+        } catch (IOException e) {
+            throw new LockBackendException("file store " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            local.unlock();
+        }
+    }
+
+    private static Path state(Path base) {
+        return base.resolveSibling(base.getFileName() + ".state");
+    }
+
+    private static Path fence(Path base) {
+        return base.resolveSibling(base.getFileName() + ".fence");
+    }
+
+    private static State read(Path base) throws IOException {
+        try {
+            String[] f =
+                    Files.readString(state(base), StandardCharsets.UTF_8).trim().split(" ");
+            return new State(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]));
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static void write(Path file, String text) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Override
+    public BackendLease acquire(AcquireRequest request) throws InterruptedException {
+        while (true) {
+            long sentAt = System.nanoTime();
+            Grant g = guarded(request.key(), base -> {
+                State s = read(base);
+                long now = System.currentTimeMillis();
+                if (s != null && s.expiresAtMillis() > now) {
+                    return null;
+                }
+                Path fence = fence(base);
+                long token = Files.exists(fence)
+                        ? Long.parseLong(Files.readString(fence).trim()) + 1
+                        : 1;
+                write(fence, Long.toString(token));
+                write(state(base), request.ownerId() + " " + (now + leaseTime.toMillis()) + " " + token);
+                return new Grant(request.key(), request.ownerId(), token, sentAt);
+            });
+            if (g != null) {
+                return g;
+            }
+            long left = request.remainingNanos();
+            if (request.isTry() || left <= 0 || request.isCancelled()) {
+                return null;
+            }
+            long pollNanos = 5_000_000 + ThreadLocalRandom.current().nextLong(10_000_000);
+            Thread.sleep(Math.max(1, Math.min(left, pollNanos) / 1_000_000));
+        }
+    }
+
+    /** Removes the key's state as an operator would (the DELETE_LOCK_STATE fault). */
+    void deleteState(String key) {
+        guarded(key, base -> Files.deleteIfExists(state(base)));
+    }
+
+    int entries(String key) {
+        return guarded(key, base -> Files.exists(state(base)) ? 1 : 0);
+    }
+
+    @Override
+    public void close() {
+        // no connections: each operation opens and closes its files
+    }
+
+    private final class Grant implements BackendLease {
+        final String key;
+        final String owner;
+        final long token;
+        final long confirmedAt;
+
+        Grant(String key, String owner, long token, long confirmedAt) {
+            this.key = key;
+            this.owner = owner;
+            this.token = token;
+            this.confirmedAt = confirmedAt;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long confirmedAtNanos() {
+            return confirmedAt;
+        }
+
+        @Override
+        public boolean renew() {
+            return guarded(key, base -> {
+                State s = read(base);
+                long now = System.currentTimeMillis();
+                if (s == null || !s.owner().equals(owner) || s.expiresAtMillis() <= now) {
+                    return false;
+                }
+                write(state(base), owner + " " + (now + leaseTime.toMillis()) + " " + token);
+                return true;
+            });
+        }
+
+        @Override
+        public boolean release() {
+            return guarded(key, base -> {
+                State s = read(base);
+                if (s == null || !s.owner().equals(owner)) {
+                    return false;
+                }
+                Files.deleteIfExists(state(base));
+                return s.expiresAtMillis() > System.currentTimeMillis();
+            });
+        }
+    }
+}

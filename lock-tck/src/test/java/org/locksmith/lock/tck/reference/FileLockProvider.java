@@ -1,0 +1,49 @@
+package org.locksmith.lock.tck.reference;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.LockProvider;
+import org.locksmith.lock.spi.LockUrl;
+
+/**
+ * {@code file:///absolute/dir?leaseMs=1000}: the multi-process reference backend, registered in the test
+ * resources so that TCK worker JVMs can open it with {@code Locks.open(url)}.
+ */
+public final class FileLockProvider implements LockProvider {
+    @Override
+    public String name() {
+        return "reference-file";
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("file");
+    }
+
+    @Override
+    public String defaultUrl() {
+        return "file:///tmp/locksmith-file-locks";
+    }
+
+    @Override
+    public Set<String> parameters() {
+        return Set.of("leaseMs");
+    }
+
+    @Override
+    public LockBackend open(LockUrl url) {
+        if (url.path().isEmpty()) {
+            throw new IllegalArgumentException("Lock URL " + url + " needs a directory: file:///absolute/dir");
+        }
+        Duration lease =
+                url.millisParameter("leaseMs", Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofHours(1));
+        Path dir = Path.of("/" + url.path());
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + dir + " is not a directory; create it first");
+        }
+        return new FileLockBackend(dir, lease);
+    }
+}

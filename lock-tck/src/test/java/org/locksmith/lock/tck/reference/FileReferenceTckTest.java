@@ -1,0 +1,77 @@
+package org.locksmith.lock.tck.reference;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.LockTck;
+
+/**
+ * The whole TCK against the file-based reference backend, opened by URL through its provider, with worker JVMs:
+ * this is where the multi-process contracts (c01 processes, killed holders, c07 expiry after a crash) are proven.
+ */
+class FileReferenceTckTest extends LockTck {
+    private static final Path DIR;
+
+    static {
+        try {
+            DIR = Files.createTempDirectory("locksmith-file-tck-");
+        } catch (IOException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @AfterAll
+    static void removeDirectory() throws IOException {
+        try (var paths = Files.walk(DIR)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private String url() {
+        return "file://" + DIR + "?leaseMs=" + timings().leaseTime().toMillis();
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.open(url());
+    }
+
+    @Override
+    protected Optional<String> workerUrl() {
+        return Optional.of(url());
+    }
+
+    private FileLockBackend anyBackend() {
+        return new FileLockBackend(DIR, timings().leaseTime());
+    }
+
+    @Override
+    protected OptionalInt storeEntries(String key) {
+        return OptionalInt.of(anyBackend().entries(key));
+    }
+
+    @Override
+    protected LockFaults faults() {
+        return new LockFaults() {
+            @Override
+            public Set<Fault> supported() {
+                return Set.of(Fault.DELETE_LOCK_STATE);
+            }
+
+            @Override
+            public void deleteLockState(String key) {
+                anyBackend().deleteState(key);
+            }
+        };
+    }
+}

@@ -1,0 +1,344 @@
+package org.locksmith.lock.tck.reference;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.spi.LockBackend;
+
+/**
+ * The in-memory reference backend: a correct implementation of the SPI over a {@link MemoryStore} shared by its
+ * clients. FIFO queue (FAIR), waiters woken by a condition (BLOCKING_WAKEUP), leases that expire unless renewed,
+ * sessions that can be killed, and fencing counters that survive everything. Each {@link Defect} breaks it in
+ * exactly one way, to prove that the TCK notices.
+ */
+final class MemoryLockBackend implements LockBackend {
+
+    /** One deliberate bug each. */
+    enum Defect {
+        RELEASE_WITHOUT_OWNER_CHECK,
+        TOKEN_RESETS_AFTER_CRASH,
+        TIMED_ACQUIRE_RETURNS_EARLY,
+        TIMED_ACQUIRE_OVERSHOOTS,
+        NEVER_EXPIRES,
+        SLOW_POLL_WAKEUP,
+        LEAKS_WAITER_ON_INTERRUPT,
+        UNFAIR_ORDER
+    }
+
+    static final Set<LockFeature> ALL = EnumSet.of(
+            LockFeature.REENTRANT,
+            LockFeature.FAIR,
+            LockFeature.FENCING,
+            LockFeature.DURABLE_FENCING,
+            LockFeature.LEASE_EXPIRY,
+            LockFeature.AUTO_RENEWAL,
+            LockFeature.SESSION_BOUND,
+            LockFeature.BLOCKING_WAKEUP,
+            LockFeature.LOSS_DETECTION);
+
+    private static final AtomicLong SESSIONS = new AtomicLong();
+
+    private final MemoryStore store;
+    private final String name;
+    private final Set<LockFeature> features;
+    private final Duration leaseTime;
+    private final Set<Defect> defects;
+    private volatile long session = SESSIONS.incrementAndGet();
+
+    MemoryLockBackend(
+            MemoryStore store, String name, Set<LockFeature> features, Duration leaseTime, Set<Defect> defects) {
+        this.store = store;
+        this.name = name;
+        this.features = Set.copyOf(features);
+        this.leaseTime = leaseTime;
+        this.defects = defects.isEmpty() ? Set.of() : EnumSet.copyOf(defects);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Set<LockFeature> features() {
+        return features;
+    }
+
+    @Override
+    public Duration leaseTime() {
+        return features.contains(LockFeature.LEASE_EXPIRY) ? leaseTime : Duration.ZERO;
+    }
+
+    @Override
+    public Duration renewInterval() {
+        return features.contains(LockFeature.AUTO_RENEWAL) ? leaseTime.dividedBy(3) : Duration.ZERO;
+    }
+
+    private boolean has(Defect d) {
+        return defects.contains(d);
+    }
+
+    private void checkUp() {
+        if (store.down) {
+            throw new LockBackendException(
+                    "memory store is down (simulated outage)", new java.net.ConnectException("store unreachable"));
+        }
+    }
+
+    /** Drops an expired holder; caller holds the store lock. */
+    private void expireIfDue(String key, MemoryStore.KeyState ks, long now) {
+        Grant h = ks.holder;
+        if (h != null && h.expires(now) && !has(Defect.NEVER_EXPIRES)) {
+            ks.holder = null;
+            if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
+                store.crashCounters.remove(key);
+            }
+            h.request.reportLost("lease expired", null);
+            store.changed.signalAll();
+        }
+    }
+
+    @Override
+    public BackendLease acquire(AcquireRequest request) throws InterruptedException {
+        String key = request.key();
+        // Unblocks our condition wait when the core cancels (deadline, interrupt, close).
+        if (!request.isTry()) {
+            request.onCancel(() -> {
+                store.lock.lock();
+                try {
+                    store.changed.signalAll();
+                } finally {
+                    store.lock.unlock();
+                }
+            });
+        }
+        long remaining = request.remainingNanos();
+        long deadline = request.isTry() || remaining == Long.MAX_VALUE
+                ? request.deadlineNanos()
+                : System.nanoTime() + (has(Defect.TIMED_ACQUIRE_RETURNS_EARLY) ? remaining / 2 : remaining);
+        store.lock.lock();
+        try {
+            checkUp();
+            Object me = null;
+            MemoryStore.KeyState ks = store.keys.computeIfAbsent(key, k -> new MemoryStore.KeyState());
+            while (true) {
+                long now = System.nanoTime();
+                expireIfDue(key, ks, now);
+                if (ks.holder == null && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)) {
+                    if (me != null) {
+                        ks.waiters.remove(me);
+                    }
+                    Grant g = new Grant(key, request, now, nextToken(key, ks));
+                    ks.holder = g;
+                    return g;
+                }
+                long left = request.isTry() ? 0 : deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
+                if (left <= 0 || request.isCancelled()) {
+                    if (left <= 0 && !request.isTry() && has(Defect.TIMED_ACQUIRE_OVERSHOOTS)) {
+                        // Gives up seconds after its deadline, and ignores the core's cancel signal meanwhile.
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                        while (until - System.nanoTime() > 0) {
+                            store.changed.awaitNanos(until - System.nanoTime());
+                        }
+                    }
+                    leave(key, ks, me);
+                    return null;
+                }
+                if (me == null) {
+                    me = new Object();
+                    ks.waiters.add(me);
+                }
+                long wait = left;
+                Grant h = ks.holder;
+                if (h != null && h.expiresAtNanos != Long.MAX_VALUE) {
+                    wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
+                }
+                if (has(Defect.SLOW_POLL_WAKEUP)) {
+                    wait = Math.min(wait, TimeUnit.SECONDS.toNanos(1));
+                }
+                try {
+                    if (has(Defect.SLOW_POLL_WAKEUP)) {
+                        // Not woken by releases: sleeps out its poll interval (uninterruptibly, like a sleep loop).
+                        long until = System.nanoTime() + wait;
+                        while (until - System.nanoTime() > 0
+                                && !Thread.currentThread().isInterrupted()) {
+                            store.lock.unlock();
+                            try {
+                                Thread.sleep(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+                            } finally {
+                                store.lock.lock();
+                            }
+                        }
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                    } else {
+                        store.changed.awaitNanos(wait);
+                    }
+                } catch (InterruptedException e) {
+                    if (!has(Defect.LEAKS_WAITER_ON_INTERRUPT)) {
+                        leave(key, ks, me);
+                    }
+                    throw e;
+                }
+                if (store.down) {
+                    leave(key, ks, me);
+                    checkUp();
+                }
+                // A restart may have dropped our state object: continue on the current one.
+                MemoryStore.KeyState current = store.keys.get(key);
+                if (current != ks) {
+                    me = null;
+                    ks = store.keys.computeIfAbsent(key, k -> new MemoryStore.KeyState());
+                }
+            }
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
+    private Object nextInLine(MemoryStore.KeyState ks) {
+        return has(Defect.UNFAIR_ORDER) ? ks.waiters.peekLast() : ks.waiters.peekFirst();
+    }
+
+    private void leave(String key, MemoryStore.KeyState ks, Object me) {
+        if (me != null) {
+            ks.waiters.remove(me);
+            store.changed.signalAll(); // the next in line may be free to go now
+        }
+        store.dropIfUnused(key, ks);
+    }
+
+    private long nextToken(String key, MemoryStore.KeyState ks) {
+        if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
+            // The bug: the counter lives with the lock's state, so a crash that drops the state resets it.
+            return store.crashCounters.merge(key, 1L, Long::sum);
+        }
+        return store.counters.merge(key, 1L, Long::sum);
+    }
+
+    /** Kills this client's session from the store's side: its grants are dropped and reported lost. */
+    void killSession() {
+        store.lock.lock();
+        try {
+            long dead = session;
+            session = SESSIONS.incrementAndGet();
+            for (Iterator<Map.Entry<String, MemoryStore.KeyState>> it =
+                            store.keys.entrySet().iterator();
+                    it.hasNext(); ) {
+                MemoryStore.KeyState ks = it.next().getValue();
+                Grant h = ks.holder;
+                if (h != null && h.session == dead) {
+                    ks.holder = null;
+                    if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
+                        store.crashCounters.remove(h.key);
+                    }
+                    h.request.reportLost("session killed", null);
+                    if (ks.waiters.isEmpty()) {
+                        it.remove();
+                    }
+                }
+            }
+            store.changed.signalAll();
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
+    @Override
+    public List<BackendLease> renew(List<BackendLease> leases) {
+        store.lock.lock();
+        try {
+            checkUp();
+            List<BackendLease> lost = new ArrayList<>();
+            long now = System.nanoTime();
+            for (BackendLease l : leases) {
+                Grant g = (Grant) l;
+                MemoryStore.KeyState ks = store.keys.get(g.key);
+                if (ks != null) {
+                    expireIfDue(g.key, ks, now);
+                }
+                if (ks == null || ks.holder != g) {
+                    lost.add(g);
+                } else {
+                    g.expiresAtNanos = leaseTime().isZero()
+                            ? Long.MAX_VALUE
+                            : now + leaseTime().toNanos();
+                }
+            }
+            return lost;
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        // Nothing to close: the store belongs to the test.
+    }
+
+    /** One grant in the store. */
+    final class Grant implements BackendLease {
+        final String key;
+        final AcquireRequest request;
+        final long confirmedAt;
+        final long token;
+        final long session = MemoryLockBackend.this.session;
+        volatile long expiresAtNanos;
+
+        Grant(String key, AcquireRequest request, long now, long token) {
+            this.key = key;
+            this.request = request;
+            this.confirmedAt = now;
+            this.token = token;
+            this.expiresAtNanos =
+                    leaseTime().isZero() ? Long.MAX_VALUE : now + leaseTime().toNanos();
+        }
+
+        boolean expires(long now) {
+            return expiresAtNanos != Long.MAX_VALUE && now - expiresAtNanos >= 0;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long confirmedAtNanos() {
+            return confirmedAt;
+        }
+
+        @Override
+        public boolean release() {
+            store.lock.lock();
+            try {
+                checkUp();
+                MemoryStore.KeyState ks = store.keys.get(key);
+                if (ks == null || ks.holder == null) {
+                    return false;
+                }
+                if (ks.holder != this && !has(Defect.RELEASE_WITHOUT_OWNER_CHECK)) {
+                    return false;
+                }
+                boolean mine = ks.holder == this;
+                ks.holder = null;
+                store.changed.signalAll();
+                store.dropIfUnused(key, ks);
+                return mine;
+            } finally {
+                store.lock.unlock();
+            }
+        }
+    }
+}

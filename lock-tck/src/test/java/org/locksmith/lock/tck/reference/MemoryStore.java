@@ -1,0 +1,70 @@
+package org.locksmith.lock.tck.reference;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The shared "server" of the in-memory reference backend: every client opened on one store contends for the same
+ * keys, as processes sharing a database would. Guarded by one lock; waiters wait on one condition.
+ */
+final class MemoryStore {
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition changed = lock.newCondition();
+    final Map<String, KeyState> keys = new HashMap<>();
+    /** Fencing counters outlive lock state and restarts: the "durable" part of the store. */
+    final Map<String, Long> counters = new HashMap<>();
+    /** Used only by the defect that keeps the counter with the lock state, so that a crash resets it. */
+    final Map<String, Long> crashCounters = new HashMap<>();
+
+    boolean down;
+
+    static final class KeyState {
+        MemoryLockBackend.Grant holder;
+        final ArrayDeque<Object> waiters = new ArrayDeque<>();
+    }
+
+    /** Records for key: the holder and every queued waiter. Caller holds {@link #lock}. */
+    int entries(String key) {
+        KeyState ks = keys.get(key);
+        return ks == null ? 0 : (ks.holder == null ? 0 : 1) + ks.waiters.size();
+    }
+
+    int entriesLocked(String key) {
+        lock.lock();
+        try {
+            return entries(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void dropIfUnused(String key, KeyState ks) {
+        if (ks.holder == null && ks.waiters.isEmpty()) {
+            keys.remove(key, ks);
+        }
+    }
+
+    void setDown(boolean value) {
+        lock.lock();
+        try {
+            down = value;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A crash restart: lock state and waiters' places are gone; the fencing counters survive. */
+    void restart() {
+        lock.lock();
+        try {
+            keys.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+}
