@@ -63,6 +63,11 @@ public final class ZooKeeperLockProvider implements LockProvider {
     public LockBackend open(LockUrl url) {
         ZooKeeperSettings settings = ZooKeeperSettings.from(url);
         CuratorFramework curator = CuratorClients.open(settings);
-        return new ZooKeeperLockBackend(curator, true, settings.root(), settings.connectString());
+        return new ZooKeeperLockBackend(
+                curator,
+                true,
+                settings.root(),
+                settings.connectString(),
+                settings.connectionTimeout().toMillis());
     }
 }

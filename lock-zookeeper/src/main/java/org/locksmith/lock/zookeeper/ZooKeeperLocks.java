@@ -23,7 +23,11 @@ public final class ZooKeeperLocks {
 
     /**
      * A client whose locks live under {@value ZooKeeperSettings#DEFAULT_ROOT} (inside the client's namespace, if it
-     * has one). Closing the returned client releases its leases but does not close {@code curator}.
+     * has one). Closing the returned client releases its leases but does not close {@code curator}. Operations wait
+     * for a connection at most the client's connection timeout, then fail with {@link
+     * org.locksmith.lock.LockBackendException}; curator's retry policy covers connections lost mid-operation. Operations wait
+     * for a connection at most the client's connection timeout, then fail with {@link
+     * org.locksmith.lock.LockBackendException}; curator's retry policy covers connections lost mid-operation.
      *
      * @throws NullPointerException if curator is null
      * @throws IllegalStateException if curator was not started
@@ -43,6 +47,10 @@ public final class ZooKeeperLocks {
         Objects.requireNonNull(curator, "curator");
         Objects.requireNonNull(root, "root");
         return Locks.client(new ZooKeeperLockBackend(
-                curator, false, root, curator.getZookeeperClient().getCurrentConnectionString()));
+                curator,
+                false,
+                root,
+                curator.getZookeeperClient().getCurrentConnectionString(),
+                curator.getZookeeperClient().getConnectionTimeoutMs()));
     }
 }

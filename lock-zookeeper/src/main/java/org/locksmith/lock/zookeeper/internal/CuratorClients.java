@@ -23,12 +23,13 @@ public final class CuratorClients {
         CuratorFramework curator = CuratorFrameworkFactory.builder()
                 .connectString(settings.connectString())
                 .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
-                .connectionTimeoutMs(connectionMs)
-                // Each attempt waits up to connectionTimeoutMs for a connection. Retrying only while less than half
-                // of it has elapsed rides over a leader change (the call fails at once when the connection drops,
-                // and the retry waits for the reconnection), while an unreachable ensemble fails after one
-                // connection timeout, 1.5 of them at worst.
-                .retryPolicy(new RetryUntilElapsed(connectionMs / 2, 50))
+                // The backend itself waits up to connectionTimeoutMs for a connection before each operation, so
+                // Curator's own per-attempt wait only covers a connection lost in the middle of one: half the
+                // budget, and retries only in its first quarter (a leader change drops the connection and the
+                // retry waits for the reconnection). A protected create's recovery look-up adds at most another
+                // half, so even an operation cut off midway fails within about one connectionTimeoutMs.
+                .connectionTimeoutMs(Math.max(50, connectionMs / 2))
+                .retryPolicy(new RetryUntilElapsed(connectionMs / 4, 50))
                 .threadFactory(CuratorClients::daemon)
                 .build();
         curator.start();

@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -43,6 +44,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final boolean ownsCurator;
     private final String root;
     private final String where;
+    private final long connectionTimeoutMs;
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
     /** Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. */
@@ -55,8 +57,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * @param ownsCurator whether {@link #close()} closes it (true when opened from a URL)
      * @param root the validated lock root, such as {@code /locksmith}
      * @param where the address, for messages
+     * @param connectionTimeoutMs how long an operation waits for a connection before it fails
      */
-    public ZooKeeperLockBackend(CuratorFramework curator, boolean ownsCurator, String root, String where) {
+    public ZooKeeperLockBackend(
+            CuratorFramework curator, boolean ownsCurator, String root, String where, long connectionTimeoutMs) {
         if (curator.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("The CuratorFramework must be started before it is used for locks (state: "
                     + curator.getState() + "); call start() first");
@@ -65,6 +69,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         this.ownsCurator = ownsCurator;
         this.root = LockNodes.validateRoot(root);
         this.where = where;
+        this.connectionTimeoutMs = connectionTimeoutMs;
         curator.getConnectionStateListenable().addListener(connectionListener);
     }
 
@@ -118,6 +123,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 request.onCancel(node::wake); // client close: stop waiting at once
             }
             while (true) {
+                awaitConnection(request.key());
                 if (node.path == null) {
                     create(node);
                 }
@@ -162,6 +168,22 @@ public final class ZooKeeperLockBackend implements LockBackend {
             if (!granted) {
                 abandon(node);
             }
+        }
+    }
+
+    /**
+     * Fails fast while ZooKeeper is unreachable: waits at most the connection timeout for a connection, so that an
+     * operation never queues behind Curator's retries for longer than that.
+     */
+    private void awaitConnection(String key) throws InterruptedException {
+        if (curator.getZookeeperClient().isConnected()) {
+            return;
+        }
+        if (!curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
+            throw new LockBackendException(
+                    "Not connected to ZooKeeper at " + where + " within connectionTimeoutMs=" + connectionTimeoutMs
+                            + " (key '" + key + "'); check that the ensemble is running and reachable",
+                    new KeeperException.ConnectionLossException());
         }
     }
 
@@ -274,10 +296,19 @@ public final class ZooKeeperLockBackend implements LockBackend {
         node.state = LockNode.State.DONE;
         boolean interrupted = Thread.interrupted();
         try {
+            awaitConnection(node.request.key());
             curator.delete().guaranteed().forPath(node.path);
             return true;
         } catch (KeeperException.NoNodeException e) {
             return false;
+        } catch (LockBackendException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            interrupted = true;
+            throw new LockBackendException(
+                    "Interrupted while releasing key '" + node.request.key() + "' at " + where
+                            + "; the node vanishes with the session",
+                    e);
         } catch (Exception e) {
             throw new LockBackendException(
                     "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e, e);
