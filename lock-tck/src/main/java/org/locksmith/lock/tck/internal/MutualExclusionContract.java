@@ -42,7 +42,8 @@ public final class MutualExclusionContract {
             this.key = key;
         }
 
-        void enter(LockClient client, String who) {
+        /** The critical section: held for {@code holdNanos} so that a second holder would be seen inside. */
+        void enter(LockClient client, String who, long holdNanos) {
             int n = inside.incrementAndGet();
             if (n != 1) {
                 violation.compareAndSet(
@@ -51,9 +52,20 @@ public final class MutualExclusionContract {
                                 + " other holder(s) held it");
             }
             long c = counter;
-            Thread.onSpinWait();
+            if (holdNanos > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(holdNanos);
+            } else {
+                Thread.yield();
+            }
             counter = c + 1;
             grants.incrementAndGet();
+            int still = inside.get();
+            if (still != 1) {
+                violation.compareAndSet(
+                        null,
+                        env.at(client, key) + who + " saw " + (still - 1)
+                                + " other holder(s) enter while it held the key");
+            }
             inside.decrementAndGet();
         }
 
@@ -106,7 +118,7 @@ public final class MutualExclusionContract {
                 for (int j = 0; j < perClient; j++) {
                     Section s = sections.get(ThreadLocalRandom.current().nextInt(sections.size()));
                     try (LockLease lease = client.lock(s.key).acquire(Duration.ofSeconds(30))) {
-                        s.enter(client, who);
+                        s.enter(client, who, 0);
                     }
                 }
                 return null;
@@ -143,7 +155,7 @@ public final class MutualExclusionContract {
                 start.await();
                 for (int j = 0; j < rounds; j++) {
                     try (LockLease lease = client.lock(section.key).acquire(Duration.ofSeconds(30))) {
-                        section.enter(client, who);
+                        section.enter(client, who, 300_000);
                         if (!lease.isValid()) {
                             section.violation.compareAndSet(
                                     null, env.at(client, section.key) + who + " got a lease that is not valid");

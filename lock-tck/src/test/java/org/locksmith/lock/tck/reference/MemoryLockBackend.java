@@ -32,7 +32,9 @@ final class MemoryLockBackend implements LockBackend {
         NEVER_EXPIRES,
         SLOW_POLL_WAKEUP,
         LEAKS_WAITER_ON_INTERRUPT,
-        UNFAIR_ORDER
+        UNFAIR_ORDER,
+        CASE_INSENSITIVE_KEYS,
+        RENEW_IGNORES_LOSS
     }
 
     static final Set<LockFeature> ALL = EnumSet.of(
@@ -110,7 +112,9 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
-        String key = request.key();
+        // The defect folds case, as a case-insensitive collation would.
+        String key =
+                has(Defect.CASE_INSENSITIVE_KEYS) ? request.key().toLowerCase(java.util.Locale.ROOT) : request.key();
         // Unblocks our condition wait when the core cancels (deadline, interrupt, close).
         if (!request.isTry()) {
             request.onCancel(() -> {
@@ -268,7 +272,7 @@ final class MemoryLockBackend implements LockBackend {
                 if (ks != null) {
                     expireIfDue(g.key, ks, now);
                 }
-                if (ks == null || ks.holder != g) {
+                if ((ks == null || ks.holder != g) && !has(Defect.RENEW_IGNORES_LOSS)) {
                     lost.add(g);
                 } else {
                     g.expiresAtNanos = leaseTime().isZero()

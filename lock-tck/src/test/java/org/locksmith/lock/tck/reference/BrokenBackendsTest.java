@@ -1,0 +1,168 @@
+package org.locksmith.lock.tck.reference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * A kit that cannot fail proves nothing: each deliberately broken backend is run through the TCK (only the contract
+ * it breaks, through the JUnit Platform launcher), and the TCK must report exactly that contract failed, while the
+ * correct reference passes the same tests.
+ */
+class BrokenBackendsTest {
+
+    @TempDir
+    Path reportDir;
+
+    /** Runs {@code methods} of {@code tck} and returns each method's outcome (SUCCESSFUL, FAILED, ABORTED...). */
+    private Map<String, TestExecutionResult> run(Class<?> tck, String... methods) {
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(Arrays.stream(methods).map(m -> selectMethod(tck, m)).toList())
+                // Keep broken backends out of the build's semantics table.
+                .configurationParameter("locksmith.tck.reportDir", reportDir.toString())
+                .build();
+        Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
+        LauncherFactory.create().execute(request, new TestExecutionListener() {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                id.getSource()
+                        .filter(MethodSource.class::isInstance)
+                        .map(s -> ((MethodSource) s).getMethodName())
+                        .ifPresent(name -> results.put(name, result));
+            }
+        });
+        return results;
+    }
+
+    private void assertCaught(Class<?> broken, String contractTest, String expectedInMessage) throws Exception {
+        Map<String, TestExecutionResult> results = run(broken, contractTest);
+        TestExecutionResult result = results.get(contractTest);
+        assertThat(result)
+                .as(broken.getSimpleName() + ": " + contractTest + " did not run")
+                .isNotNull();
+        assertThat(result.getStatus())
+                .as(broken.getSimpleName() + " must fail " + contractTest + " but it " + result)
+                .isEqualTo(TestExecutionResult.Status.FAILED);
+        String message = String.valueOf(result.getThrowable().orElseThrow());
+        assertThat(message)
+                .as("the failure names the contract and the backend")
+                .contains(contractTest.substring(0, 3))
+                .contains("backend=broken-");
+        if (expectedInMessage != null) {
+            assertThat(message).contains(expectedInMessage);
+        }
+        // The JSON result of the run records the contract as failed.
+        try (var files = Files.list(reportDir)) {
+            String json = Files.readString(files.filter(p -> p.toString().endsWith(".json"))
+                    .findFirst()
+                    .orElseThrow());
+            assertThat(json).contains("{\"id\": \"" + contractTest.substring(0, 3) + "\"");
+            assertThat(json)
+                    .containsPattern("\"id\": \"" + contractTest.substring(0, 3) + "\"[^}]*\"status\": \"fail\"");
+        }
+    }
+
+    @Test
+    void referencePassesEveryTestTheBrokenBackendsFail() {
+        List<String> tests = List.of(
+                "c01_mutualExclusion_severalClients",
+                "c02_progress_handoffLatency",
+                "c04_ownership_staleReleaseDoesNotFreeNewHolder",
+                "c05_deadlines_timedAcquireGivesUpOnTime",
+                "c06_interruption_interruptedWaiterLeavesNothing",
+                "c10_fencing_tokensRiseAcrossCrashedHolder",
+                "c11_lossDetection_stateDeleted",
+                "c12_fairness_arrivalOrder",
+                "c14_keys_distinctKeysNeverCollide");
+        Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
+        for (String t : tests) {
+            assertThat(results.get(t))
+                    .as("reference on " + t)
+                    .isNotNull()
+                    .extracting(TestExecutionResult::getStatus)
+                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        }
+        Map<String, TestExecutionResult> unrenewed =
+                run(BrokenTcks.ReferenceWithoutRenewal.class, "c07_leaseExpiry_abandonedLeaseExpires");
+        assertThat(unrenewed.get("c07_leaseExpiry_abandonedLeaseExpires").getStatus())
+                .as("unrenewed reference on c07 " + unrenewed)
+                .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
+
+    @Test
+    void noExclusionAcrossClients() throws Exception {
+        assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_severalClients", "holder");
+        assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_stress8Clients200Each", null);
+    }
+
+    @Test
+    void releaseWithoutOwnerCheck() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseWithoutOwnerCheck.class,
+                "c04_ownership_staleReleaseDoesNotFreeNewHolder",
+                "not owner-checked");
+    }
+
+    @Test
+    void fencingTokenRepeatsAfterCrash() throws Exception {
+        assertCaught(BrokenTcks.TokenRepeatsAfterCrash.class, "c10_fencing_tokensRiseAcrossCrashedHolder", "token");
+    }
+
+    @Test
+    void timedAcquireReturnsEarly() throws Exception {
+        assertCaught(
+                BrokenTcks.TimedAcquireReturnsEarly.class,
+                "c05_deadlines_timedAcquireGivesUpOnTime",
+                "earlier than asked");
+    }
+
+    @Test
+    void timedAcquireOvershootsBySeconds() throws Exception {
+        assertCaught(BrokenTcks.TimedAcquireOvershoots.class, "c05_deadlines_timedAcquireGivesUpOnTime", "late");
+    }
+
+    @Test
+    void declaresLeaseExpiryButNeverExpires() throws Exception {
+        assertCaught(BrokenTcks.NeverExpires.class, "c07_leaseExpiry_abandonedLeaseExpires", "abandoned");
+    }
+
+    @Test
+    void declaresBlockingWakeupButPolls() throws Exception {
+        assertCaught(BrokenTcks.SlowPollWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
+    void leavesWaiterStateAfterInterrupt() throws Exception {
+        assertCaught(BrokenTcks.LeaksWaiterOnInterrupt.class, "c06_interruption_interruptedWaiterLeavesNothing", null);
+    }
+
+    @Test
+    void declaresFairButGrantsOutOfOrder() throws Exception {
+        assertCaught(BrokenTcks.UnfairOrder.class, "c12_fairness_arrivalOrder", "arrived in that order");
+    }
+
+    @Test
+    void caseInsensitiveKeysCollide() throws Exception {
+        assertCaught(BrokenTcks.CaseInsensitiveKeys.class, "c14_keys_distinctKeysNeverCollide", "collide");
+    }
+
+    @Test
+    void declaresLossDetectionButRenewalNeverNotices() throws Exception {
+        assertCaught(BrokenTcks.RenewIgnoresLoss.class, "c11_lossDetection_stateDeleted", "isValid()");
+    }
+}

@@ -1,0 +1,177 @@
+package org.locksmith.lock.tck.reference;
+
+import java.util.EnumSet;
+import java.util.Set;
+import org.locksmith.lock.LockFeature;
+
+/**
+ * Deliberately broken backends, one defect each, for {@link BrokenBackendsTest}. Nested classes: surefire does not
+ * run them by itself (they fail, as they should); the meta-test runs them through the JUnit Platform launcher.
+ */
+final class BrokenTcks {
+    private BrokenTcks() {}
+
+    /** Each client has its own store: threads of one client exclude each other, clients do not. */
+    static class NoExclusionAcrossClients extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-no-exclusion-across-clients";
+        }
+
+        @Override
+        boolean storePerClient() {
+            return true;
+        }
+    }
+
+    static class ReleaseWithoutOwnerCheck extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-without-owner-check";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_WITHOUT_OWNER_CHECK);
+        }
+    }
+
+    static class TokenRepeatsAfterCrash extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-token-repeats-after-crash";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TOKEN_RESETS_AFTER_CRASH);
+        }
+    }
+
+    static class TimedAcquireReturnsEarly extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-timed-acquire-returns-early";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TIMED_ACQUIRE_RETURNS_EARLY);
+        }
+    }
+
+    static class TimedAcquireOvershoots extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-timed-acquire-overshoots";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TIMED_ACQUIRE_OVERSHOOTS);
+        }
+    }
+
+    /** Declares LEASE_EXPIRY (without renewal) but an abandoned lease never expires. */
+    static class NeverExpires extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-never-expires";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return WITHOUT_RENEWAL;
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.NEVER_EXPIRES);
+        }
+    }
+
+    /** Declares BLOCKING_WAKEUP but waiters only notice a release by polling every second. */
+    static class SlowPollWakeup extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-slow-poll-wakeup";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.SLOW_POLL_WAKEUP);
+        }
+    }
+
+    static class LeaksWaiterOnInterrupt extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-waiter-on-interrupt";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_WAITER_ON_INTERRUPT);
+        }
+    }
+
+    /** Declares FAIR but grants the newest waiter first. */
+    static class UnfairOrder extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-unfair-order";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.UNFAIR_ORDER);
+        }
+    }
+
+    /** Folds keys to lower case, as a case-insensitive collation would: "Key" and "key" collide. */
+    static class CaseInsensitiveKeys extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-case-insensitive-keys";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.CASE_INSENSITIVE_KEYS);
+        }
+    }
+
+    /** Declares LOSS_DETECTION, but its renewal never reports a lease that is gone from the store. */
+    static class RenewIgnoresLoss extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renew-ignores-loss";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEW_IGNORES_LOSS);
+        }
+    }
+
+    /** Correct, but leased without renewal: the reference for the in-JVM expiry contract. */
+    static class ReferenceWithoutRenewal extends MemoryTck {
+        @Override
+        String name() {
+            return "reference-memory-unrenewed";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return WITHOUT_RENEWAL;
+        }
+    }
+
+    static final Set<LockFeature> WITHOUT_RENEWAL;
+
+    static {
+        EnumSet<LockFeature> f = EnumSet.copyOf(MemoryLockBackend.ALL);
+        f.remove(LockFeature.AUTO_RENEWAL);
+        WITHOUT_RENEWAL = f;
+    }
+}
