@@ -24,10 +24,12 @@ final class PrivateRedis implements AutoCloseable {
     private final int port;
     private final List<String> extraArgs;
     private final Path dir;
+    private final String password;
     private Process process;
 
-    private PrivateRedis(int port, List<String> extraArgs) throws IOException {
+    private PrivateRedis(int port, List<String> extraArgs, String password) throws IOException {
         this.port = port;
+        this.password = password;
         this.extraArgs = List.copyOf(extraArgs);
         this.dir = Files.createTempDirectory("locksmith-redis-" + port + "-");
     }
@@ -35,7 +37,18 @@ final class PrivateRedis implements AutoCloseable {
     /** Starts a private server; fails with what to install if {@code redis-server} is missing. */
     static PrivateRedis start(String... extraArgs) {
         try {
-            PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs));
+            PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs), null);
+            redis.startProcess();
+            return redis;
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not start a private redis-server: " + e.getMessage(), e);
+        }
+    }
+
+    /** A private server that requires {@code password} (requirepass). */
+    static PrivateRedis startWithPassword(String password) {
+        try {
+            PrivateRedis redis = new PrivateRedis(freePort(), List.of("--requirepass", password), password);
             redis.startProcess();
             return redis;
         } catch (IOException e) {
@@ -127,7 +140,10 @@ final class PrivateRedis implements AutoCloseable {
     Jedis jedis() {
         return new Jedis(
                 hostAndPort(),
-                DefaultJedisClientConfig.builder().timeoutMillis(5_000).build());
+                DefaultJedisClientConfig.builder()
+                        .timeoutMillis(5_000)
+                        .password(password)
+                        .build());
     }
 
     /** Kills the server (SIGKILL: nothing saved) and starts it again on the same port, empty. */

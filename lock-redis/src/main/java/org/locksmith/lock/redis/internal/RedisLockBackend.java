@@ -15,15 +15,22 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
@@ -59,6 +66,12 @@ public final class RedisLockBackend implements LockBackend {
     private final Semaphore blockingPermits;
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
     private final ExecutorService canceller;
+    private final CommandObjects commandObjects = new CommandObjects(redis.clients.jedis.RedisProtocol.RESP2);
+    /**
+     * Counts the times the server closed one of this backend's connections (CLIENT KILL, restart, failover). A
+     * lease granted before such an event cannot be proved to have survived it, so it is reported lost.
+     */
+    private final AtomicLong sessionEpoch = new AtomicLong();
 
     /**
      * @param commands the client for short commands
@@ -157,7 +170,7 @@ public final class RedisLockBackend implements LockBackend {
                         List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waiter == null ? "0" : "1"));
                 long value = asLong(reply.get(1));
                 if (asLong(reply.get(0)) == 1) {
-                    return new RedisLease(this, keys, request, value, sentAt);
+                    return new RedisLease(this, keys, request, value, sentAt, sessionEpoch.get());
                 }
                 long remaining = request.remainingNanos();
                 if (request.isTry() || remaining <= 0 || request.isCancelled()) {
@@ -193,9 +206,10 @@ public final class RedisLockBackend implements LockBackend {
                     .add(l);
         }
         List<BackendLease> lost = new ArrayList<>();
-        for (List<RedisLease> group : bySlot.values()) {
-            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                List<RedisLease> batch = group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
+        for (Map.Entry<Integer, List<RedisLease>> group : bySlot.entrySet()) {
+            List<RedisLease> all = group.getValue();
+            for (int from = 0; from < all.size(); from += RENEW_BATCH) {
+                List<RedisLease> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
                 List<String> keys = new ArrayList<>(batch.size());
                 List<String> args = new ArrayList<>(batch.size() + 1);
                 args.add(leaseMillis);
@@ -203,13 +217,47 @@ public final class RedisLockBackend implements LockBackend {
                     keys.add(l.keys.hash());
                     args.add(l.owner);
                 }
-                List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                List<?> missing = (List<?>) renewScript(group.getKey(), keys, args);
                 for (Object index : missing) {
                     lost.add(batch.get((int) asLong(index) - 1));
                 }
             }
         }
+        long epoch = sessionEpoch.get();
+        for (BackendLease lease : leases) {
+            if (((RedisLease) lease).sessionEpoch != epoch && !lost.contains(lease)) {
+                lost.add(lease);
+            }
+        }
         return lost;
+    }
+
+    /**
+     * Renews on a connection of the slot's own pool rather than through the cluster client, whose retries would
+     * hide that the server closed the connection (and so that this client's session was killed).
+     */
+    private Object renewScript(int slot, List<String> keys, List<String> args) {
+        if (slot < 0 || !(commands instanceof JedisCluster || commands instanceof RedisClusterClient)) {
+            return script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+        }
+        for (int attempt = 0; ; attempt++) {
+            try (Connection connection = commands instanceof JedisCluster jc
+                    ? jc.getConnectionFromSlot(slot)
+                    : ((RedisClusterClient) commands).getConnectionFromSlot(slot)) {
+                try {
+                    return connection.executeCommand(commandObjects.evalsha(LockScripts.RENEW_SHA, keys, args));
+                } catch (JedisNoScriptException e) {
+                    return connection.executeCommand(commandObjects.eval(LockScripts.RENEW, keys, args));
+                }
+            } catch (JedisException e) {
+                if (attempt == 0 && closedByServer(e)) {
+                    sessionBroken(e);
+                    continue;
+                }
+                // Moved slots, a failover in progress: the cluster client's own routing copes with those.
+                return script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+            }
+        }
     }
 
     boolean renewOne(RedisLease lease) {
@@ -230,11 +278,78 @@ public final class RedisLockBackend implements LockBackend {
         return asLong(reply) == 1;
     }
 
+    /**
+     * Runs a script on the command pool. A connection the server closed (CLIENT KILL, restart) fails at its next
+     * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, release of a
+     * lease already released says "not held", which the core reports as lost), so the call is retried once on a
+     * fresh connection after the pool's idle, equally dead, connections are dropped.
+     */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
         try {
             return LockScripts.run(commands, script, sha, keys, args);
         } catch (JedisException e) {
-            throw failure("failed", e);
+            if (!closedByServer(e)) {
+                throw failure("failed", e);
+            }
+            sessionBroken(e);
+            try {
+                return LockScripts.run(commands, script, sha, keys, args);
+            } catch (JedisException again) {
+                throw failure("failed", again);
+            }
+        }
+    }
+
+    /**
+     * Whether the server closed the connection (end of stream, reset), as opposed to not answering in time or not
+     * accepting connections: only the former means this client's session with Redis ended.
+     */
+    static boolean closedByServer(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException || t instanceof java.net.ConnectException) {
+                return false;
+            }
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof JedisConnectionException && message.contains("Unexpected end of stream")) {
+                return true;
+            }
+            if (t instanceof java.net.SocketException
+                    && (message.contains("reset") || message.contains("Broken pipe") || message.contains("closed"))) {
+                return true;
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (closedByServer(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The server closed a connection: leases granted before may not have survived, idle connections are dead. */
+    private void sessionBroken(Throwable e) {
+        sessionEpoch.incrementAndGet();
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "Redis at " + settings.address() + " closed a connection of this lock client (" + e.getMessage()
+                        + "); its current leases are reported lost");
+        dropIdleConnections(commands);
+        if (waits != commands) {
+            dropIdleConnections(waits);
+        }
+    }
+
+    private static void dropIdleConnections(UnifiedJedis client) {
+        try {
+            if (client instanceof RedisClient rc) {
+                rc.getPool().clear();
+            } else if (client instanceof JedisCluster jc) {
+                jc.getClusterNodes().values().forEach(ConnectionPool::clear);
+            } else if (client instanceof RedisClusterClient rcc) {
+                rcc.getClusterNodes().values().forEach(ConnectionPool::clear);
+            }
+        } catch (RuntimeException ignored) {
+            // best effort: a dead connection left in the pool fails once more and is dropped then
         }
     }
 
@@ -333,7 +448,15 @@ public final class RedisLockBackend implements LockBackend {
                 try {
                     popped = waits.blpop(left / 1e9, keys.wake(), cancelKey);
                 } catch (JedisException e) {
-                    state.compareAndSet(BLOCKING, IDLE);
+                    if (!state.compareAndSet(BLOCKING, IDLE)) {
+                        awaitSignalSent();
+                        leftoverSignal = signalled;
+                    }
+                    if (closedByServer(e)) {
+                        // The wait connection was killed: look at the lock again on a fresh one.
+                        dropIdleConnections(waits);
+                        return;
+                    }
                     throw failure("failed while waiting", e);
                 }
                 if (!state.compareAndSet(BLOCKING, IDLE)) {

@@ -1,0 +1,117 @@
+package org.locksmith.lock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.redis.internal.LockKeys;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Redis Cluster specifics on a three-master cluster started by the test: locks spread over every master, keys with
+ * braces stay in their own slot, renewal of leases in many slots, and hand-offs through BLPOP on the owning node.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedisClusterTest {
+    private static PrivateRedisCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = PrivateRedisCluster.start();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void locksSpreadOverEveryMasterAndOutliveTheirLeaseWhileHeld() throws Exception {
+        try (LockClient locks = Locks.open(cluster.url() + "&leaseMs=600&prefix=spread:")) {
+            assertThat(locks.backend()).isEqualTo("redis-cluster");
+            List<LockLease> leases = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                leases.add(locks.lock("key-{" + i + "}").tryAcquire().orElseThrow());
+            }
+            Set<Integer> nodesUsed = new HashSet<>();
+            for (int n = 0; n < cluster.nodeList().size(); n++) {
+                try (Jedis jedis = RedisTckSupport.admin(cluster.nodeList().get(n))) {
+                    if (jedis.dbSize() > 0) {
+                        nodesUsed.add(n);
+                    }
+                }
+            }
+            assertThat(nodesUsed).hasSize(3);
+            // Three leases' worth of time: only the batched renewal (grouped per slot) can keep them.
+            org.awaitility.Awaitility.await()
+                    .pollDelay(Duration.ofMillis(1_800))
+                    .until(() -> true);
+            for (LockLease lease : leases) {
+                assertThat(lease.isValid()).as("%s", lease).isTrue();
+                lease.release();
+            }
+        }
+    }
+
+    @Test
+    void braceKeysKeepTheirOwnSlot() {
+        assertThat(LockKeys.of("p:", "{a}x").slot())
+                .isNotEqualTo(LockKeys.of("p:", "{a}y").slot());
+        LockKeys k = LockKeys.of("p:", "{a}x");
+        assertThat(redis.clients.jedis.util.JedisClusterCRC16.getSlot(k.wake())).isEqualTo(k.slot());
+        assertThat(redis.clients.jedis.util.JedisClusterCRC16.getSlot(k.cancel("owner")))
+                .isEqualTo(k.slot());
+    }
+
+    @Test
+    void contendedHandoffsOnOneKeyKeepMutualExclusion() throws Exception {
+        try (LockClient a = Locks.open(cluster.url() + "&leaseMs=2000&prefix=handoff:");
+                LockClient b = Locks.open(cluster.url() + "&leaseMs=2000&prefix=handoff:")) {
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger violations = new AtomicInteger();
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                LockClient client = t % 2 == 0 ? a : b;
+                results.add(pool.submit(() -> {
+                    long last = 0;
+                    for (int i = 0; i < 25; i++) {
+                        try (LockLease lease = client.lock("hot").acquire(Duration.ofSeconds(20))) {
+                            if (inside.incrementAndGet() != 1) {
+                                violations.incrementAndGet();
+                            }
+                            assertThat(lease.fencingToken()).isGreaterThan(last);
+                            last = lease.fencingToken();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return 25;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> f : results) {
+                total += f.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+            assertThat(total).isEqualTo(100);
+            assertThat(violations.get()).isZero();
+        }
+    }
+}

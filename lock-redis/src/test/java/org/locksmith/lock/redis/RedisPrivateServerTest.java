@@ -1,0 +1,204 @@
+package org.locksmith.lock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.Locks;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Faults and costs that need a server of the test's own: a restart that loses every key (fencing tokens keep
+ * rising), a pause past the lease (the holder sees its lease invalid, the next holder gets a higher token), round
+ * trips counted from {@code INFO commandstats}, and URLs that must fail fast.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class RedisPrivateServerTest {
+    private static PrivateRedis redis;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = PrivateRedis.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private static LockClient open(String parameters) {
+        return Locks.open(redis.url() + "?prefix=private:&" + parameters);
+    }
+
+    @Test
+    void fencingTokensKeepRisingAcrossARestartThatLostEverything() {
+        long before;
+        try (LockClient locks = open("leaseMs=1000")) {
+            try (LockLease lease = locks.lock("durable").tryAcquire().orElseThrow()) {
+                before = lease.fencingToken();
+            }
+            long held;
+            LockLease lease = locks.lock("durable").tryAcquire().orElseThrow();
+            held = lease.fencingToken();
+            assertThat(held).isGreaterThan(before);
+            redis.restart();
+            try (Jedis jedis = redis.jedis()) {
+                assertThat(jedis.dbSize()).as("the restart lost every key").isZero();
+            }
+            // The holder's lease is gone with the data: the next renewal is refused and the loss reported.
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            try (LockClient other = open("leaseMs=1000");
+                    LockLease next = other.lock("durable").tryAcquire().orElseThrow()) {
+                assertThat(next.fencingToken()).isGreaterThan(held);
+            }
+        }
+    }
+
+    @Test
+    void aPausePastTheLeaseInvalidatesTheHolderAndTheNextTokenIsHigher() {
+        try (LockClient holder = open("leaseMs=1000&timeoutMs=300&connectTimeoutMs=300");
+                LockClient other = open("leaseMs=1000&timeoutMs=1000")) {
+            LockLease lease = holder.lock("paused").tryAcquire().orElseThrow();
+            AtomicReference<LockLostException> lost = new AtomicReference<>();
+            lease.onLost(lost::set);
+            redis.pause();
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+                await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null);
+            } finally {
+                redis.resume();
+            }
+            // The server's clock ran on while paused: the hash expired, so the key is free for another owner.
+            try (LockLease next = other.lock("paused").acquire(Duration.ofSeconds(5))) {
+                assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+        }
+    }
+
+    @Test
+    void anUncontendedAcquireAndReleaseCostTwoScriptCallsAndReentryNone() throws Exception {
+        try (LockClient locks = open("leaseMs=30000")) {
+            // Warm up: the first call on a fresh connection pays for the connection, not for the lock.
+            locks.lock("warm").tryAcquire().orElseThrow().release();
+            Map<String, Long> before = scriptCalls();
+            LockLease lease = locks.lock("counted").acquire(Duration.ofSeconds(1));
+            Map<String, Long> afterAcquire = scriptCalls();
+            LockLease again = locks.lock("counted").acquire(Duration.ofSeconds(1));
+            Optional<LockLease> third = locks.lock("counted").tryAcquire();
+            Map<String, Long> afterReentry = scriptCalls();
+            third.orElseThrow().release();
+            again.release();
+            Map<String, Long> afterInnerReleases = scriptCalls();
+            lease.release();
+            Map<String, Long> afterRelease = scriptCalls();
+
+            assertThat(delta(before, afterAcquire)).isEqualTo(Map.of("evalsha", 1L));
+            assertThat(delta(afterAcquire, afterReentry)).as("re-entry").isEmpty();
+            assertThat(delta(afterReentry, afterInnerReleases))
+                    .as("inner releases")
+                    .isEmpty();
+            assertThat(delta(afterInnerReleases, afterRelease)).isEqualTo(Map.of("evalsha", 1L));
+        }
+    }
+
+    /**
+     * Commands that the lock scripts run inside Redis: commandstats counts them too, but they are no round trips.
+     * Everything else in a delta was sent by a client.
+     */
+    private static final java.util.Set<String> INSIDE_SCRIPTS = java.util.Set.of(
+            "hmget", "hget", "hset", "hdel", "hexists", "pexpire", "pttl", "time", "del", "llen", "rpush");
+
+    /** Calls per command from INFO commandstats. */
+    private static Map<String, Long> scriptCalls() {
+        try (Jedis jedis = redis.jedis()) {
+            Map<String, Long> calls = new java.util.TreeMap<>();
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (!line.startsWith("cmdstat_")) {
+                    continue;
+                }
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
+                calls.put(name, Long.parseLong(count));
+            }
+            return calls;
+        }
+    }
+
+    private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new java.util.TreeMap<>();
+        after.forEach((name, calls) -> {
+            long diff = calls - before.getOrDefault(name, 0L);
+            // The test's own INFO connections are not the lock's round trips.
+            if (diff != 0 && !name.equals("info") && !INSIDE_SCRIPTS.contains(name)) {
+                d.put(name, diff);
+            }
+        });
+        return d;
+    }
+
+    @Test
+    void aWrongPortFailsFastNamingTheAddress() throws Exception {
+        int closed = PrivateRedis.freePort();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> Locks.open("redis://127.0.0.1:" + closed))
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("127.0.0.1:" + closed);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void aWrongPasswordFailsFastNamingTheAddressAndHidingThePassword() {
+        try (PrivateRedis secured = PrivateRedis.startWithPassword("right-secret")) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> Locks.open("redis://:wrong-secret@127.0.0.1:" + secured.port()))
+                    .isInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("127.0.0.1:" + secured.port())
+                    .hasMessageNotContaining("wrong-secret");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            try (LockClient ok = Locks.open("redis://:right-secret@127.0.0.1:" + secured.port());
+                    LockLease lease = ok.lock("k").tryAcquire().orElseThrow()) {
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void anUnavailableServerFailsWithinTheTimeoutAndTheClientRecovers() {
+        try (LockClient locks = open("leaseMs=1000&timeoutMs=500&connectTimeoutMs=500")) {
+            locks.lock("outage").tryAcquire().orElseThrow().release();
+            redis.pause();
+            try {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> locks.lock("outage").tryAcquire())
+                        .isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining(redis.url().substring("redis://".length()));
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_500));
+            } finally {
+                redis.resume();
+            }
+            await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> {
+                locks.lock("outage").tryAcquire().orElseThrow().release();
+                return true;
+            });
+        }
+    }
+}
