@@ -219,8 +219,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
         // The watch matters only if this call grants the lock: it then tells the holder that a child changed,
         // which is how a holder learns that its own node was deleted behind its back, at no extra round trip.
-        List<String> children =
-                new ArrayList<>(curator.getChildren().usingWatcher(node).forPath(node.parent));
+        List<String> children;
+        try {
+            children = new ArrayList<>(curator.getChildren().usingWatcher(node).forPath(node.parent));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of(); // an operator deleted the whole lock, our node with it: the caller queues again
+        }
         children.removeIf(child -> LockNodes.sequence(child) < 0);
         children.sort(LockNodes.BY_SEQUENCE);
         return children;
