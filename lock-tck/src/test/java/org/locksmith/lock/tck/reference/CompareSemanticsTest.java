@@ -67,6 +67,7 @@ class CompareSemanticsTest {
         }
     }
 
+    @org.junit.jupiter.api.Order(1)
     @LockBackendsTest(
             sources = {Memory.class, File.class},
             urlsFromProperty = false)
