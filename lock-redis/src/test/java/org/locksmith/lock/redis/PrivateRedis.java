@@ -142,6 +142,7 @@ final class PrivateRedis implements AutoCloseable {
                 hostAndPort(),
                 DefaultJedisClientConfig.builder()
                         .timeoutMillis(5_000)
+                        .autoNegotiateProtocol(false)
                         .password(password)
                         .build());
     }

@@ -110,7 +110,10 @@ abstract class RedisTckSupport extends LockTck {
 
     static Jedis admin(HostAndPort node) {
         return new Jedis(
-                node, DefaultJedisClientConfig.builder().timeoutMillis(5_000).build());
+                node, DefaultJedisClientConfig.builder()
+                        .timeoutMillis(5_000)
+                        .autoNegotiateProtocol(false)
+                        .build());
     }
 
     @Override
