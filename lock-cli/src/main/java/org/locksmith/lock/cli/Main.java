@@ -1,0 +1,129 @@
+package org.locksmith.lock.cli;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import org.locksmith.lock.LockBackendException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code locksmith} command: {@code run} (a cross-machine {@code flock(1)}), {@code demo} (contending worker
+ * processes on an in-process ZooKeeper, then the semantics table of every reachable backend) and {@code check} (the
+ * TCK against a live deployment). Exit statuses are listed in {@link ExitStatus}.
+ *
+ * <p>Errors are reported in one line on stderr, {@code locksmith: <what went wrong>}, with a non-zero status; the
+ * stack trace only with {@code --verbose}.
+ */
+@Command(
+        name = "locksmith",
+        mixinStandardHelpOptions = true,
+        version = "locksmith 0.1.0-SNAPSHOT",
+        description = "Distributed locks from the command line: run a job under a lock, see the backends side by side,"
+                + " check a deployment.",
+        subcommands = {RunCommand.class, DemoCommand.class, CheckCommand.class, CommandLine.HelpCommand.class},
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  locksmith demo",
+            "  locksmith run --url redis://10.0.0.5:6379 --key nightly-refresh --wait 0 -- ./refresh.sh",
+            "  LOCKSMITH_URL=zookeeper://zk1:2181,zk2:2181 locksmith run --key reports -- make reports",
+            "  locksmith check --url mysql://locks:secret@db:3306/app",
+            "",
+            "Exit statuses: 0 ok (run: the command's own status), 1 check found a failure, 64 usage error,"
+                    + " 69 lock store unreachable, 70 internal error, 75 lock not granted within --wait,"
+                    + " 76 lock lost while the command ran, 127 command not found, 128+N killed by signal N."
+        })
+public final class Main implements Callable<Integer> {
+
+    @Option(
+            names = "--verbose",
+            scope = CommandLine.ScopeType.INHERIT,
+            description = "Show stack traces and the backends' logs.")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Runs the command and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command and returns its exit status (without exiting). */
+    public static int execute(String... args) {
+        Main main = new Main();
+        CommandLine cl = new CommandLine(main);
+        // Everything after the command of `run` belongs to it, even what looks like an option (`ls -l`).
+        cl.getSubcommands().get("run").setStopAtPositional(true);
+        cl.setExecutionStrategy(parsed -> {
+            configureLogging(main.verbose);
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        cl.setParameterExceptionHandler((e, a) -> {
+            PrintWriter err = e.getCommandLine().getErr();
+            String name = e.getCommandLine().getCommandSpec().qualifiedName();
+            err.println("locksmith: " + e.getMessage() + " (see '" + name + " --help')");
+            err.flush();
+            return ExitStatus.USAGE;
+        });
+        cl.setExecutionExceptionHandler((e, c, parsed) -> {
+            PrintWriter err = c.getErr();
+            if (main.verbose) {
+                e.printStackTrace(err);
+            }
+            err.println("locksmith: " + describe(e));
+            err.flush();
+            return statusOf(e);
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitStatus.USAGE;
+    }
+
+    /** The exit status for an exception that ended a command. */
+    static int statusOf(Throwable e) {
+        if (e instanceof LockBackendException) {
+            return ExitStatus.STORE_UNAVAILABLE;
+        }
+        if (e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException
+                || e instanceof CommandLine.ParameterException) {
+            return ExitStatus.USAGE;
+        }
+        return ExitStatus.SOFTWARE;
+    }
+
+    /** One line: the message, with the causes' messages where they add something. */
+    static String describe(Throwable e) {
+        StringBuilder s = new StringBuilder(message(e));
+        if (e instanceof LockBackendException) {
+            s.insert(0, "lock store unavailable: ");
+        } else if (statusOf(e) == ExitStatus.SOFTWARE) {
+            s.insert(0, "internal error (" + e.getClass().getName() + "; rerun with --verbose): ");
+        }
+        Throwable seen = e;
+        for (Throwable c = e.getCause(); c != null && c != seen; seen = c, c = c.getCause()) {
+            String m = message(c);
+            if (!s.toString().contains(m)) {
+                s.append(": ").append(m);
+            }
+        }
+        return s.toString().replace('\n', ' ').replace('\r', ' ');
+    }
+
+    private static String message(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** SLF4J Simple reads its settings when the first logger is made: before any backend class is touched. */
+    static void configureLogging(boolean verbose) {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
+        }
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+    }
+}
