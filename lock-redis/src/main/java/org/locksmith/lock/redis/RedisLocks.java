@@ -10,7 +10,7 @@ import org.locksmith.lock.redis.internal.RedisSettings;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Lock clients on a Jedis client the application already has, standalone ({@code RedisClient}, {@code JedisPooled})
+ * Lock clients on a Jedis client the application already has, standalone ({@code RedisClient}, {@code UnifiedJedis})
  * or cluster ({@code RedisClusterClient}, {@code JedisCluster}). For URLs, use {@link Locks#open(String)} with a
  * {@code redis://} URL instead (see {@link RedisLockProvider}).
  *

@@ -120,6 +120,25 @@ class RedisPrivateServerTest {
         }
     }
 
+    @Test
+    void renewalExtendsManyLeasesPerScriptCall() {
+        try (LockClient locks = open("leaseMs=900")) {
+            java.util.List<LockLease> leases = new java.util.ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                leases.add(locks.lock("batch-" + i).tryAcquire().orElseThrow());
+            }
+            Map<String, Long> before = scriptCalls();
+            // Four renewal periods (every 300 ms) past the lease: every lease must still be valid.
+            await().pollDelay(Duration.ofMillis(1_200)).until(() -> true);
+            Map<String, Long> after = scriptCalls();
+            assertThat(leases).allMatch(LockLease::isValid);
+            long renewCalls = delta(before, after).getOrDefault("evalsha", 0L);
+            // 300 leases, ~4 periods: one call per period, not one per lease (that would be ~1200).
+            assertThat(renewCalls).isBetween(2L, 6L);
+            leases.forEach(LockLease::release);
+        }
+    }
+
     /**
      * Commands that the lock scripts run inside Redis: commandstats counts them too, but they are no round trips.
      * Everything else in a delta was sent by a client.

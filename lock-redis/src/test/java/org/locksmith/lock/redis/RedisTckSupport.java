@@ -110,7 +110,8 @@ abstract class RedisTckSupport extends LockTck {
 
     static Jedis admin(HostAndPort node) {
         return new Jedis(
-                node, DefaultJedisClientConfig.builder()
+                node,
+                DefaultJedisClientConfig.builder()
                         .timeoutMillis(5_000)
                         .autoNegotiateProtocol(false)
                         .build());

@@ -30,11 +30,6 @@ public record LockKeys(String userKey, String hash, String wake, String scope, i
         return scope + "cancel:" + ownerId;
     }
 
-    /** A {@code SCAN MATCH} pattern for the cancel lists of this lock (tests count leftovers with it). */
-    public String cancelPattern() {
-        return globEscape(scope) + "cancel:*";
-    }
-
     private static int slotOf(String scope) {
         return JedisClusterCRC16.getSlot(scope);
     }
@@ -47,17 +42,5 @@ public record LockKeys(String userKey, String hash, String wake, String scope, i
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every JDK", e);
         }
-    }
-
-    private static String globEscape(String text) {
-        StringBuilder s = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                s.append('\\');
-            }
-            s.append(c);
-        }
-        return s.toString();
     }
 }

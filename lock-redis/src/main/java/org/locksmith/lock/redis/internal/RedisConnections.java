@@ -15,6 +15,7 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -91,8 +92,11 @@ public final class RedisConnections {
                 .connectionTimeoutMillis(connectTimeout)
                 .socketTimeoutMillis(timeout)
                 .database(database)
-                .clientName(clientName)
-                .ssl(url.scheme().equals("rediss"));
+                .clientName(clientName);
+        if (url.scheme().equals("rediss")) {
+            // The JDK's trust store and full host name verification.
+            base.sslOptions(SslOptions.defaults());
+        }
         url.user().ifPresent(base::user);
         url.password().ifPresent(base::password);
         JedisClientConfig commandConfig = base.build();

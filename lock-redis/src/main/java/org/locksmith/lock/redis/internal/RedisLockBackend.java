@@ -78,6 +78,7 @@ public final class RedisLockBackend implements LockBackend {
      * @param waits the client for blocking waits (may be {@code commands} when the application gave one client)
      * @param owned the clients this backend closes on {@link #close()} (none when the application owns them)
      */
+    @SuppressWarnings("deprecation") // JedisCluster: deprecated in Jedis 8 but what many applications still hand us
     public RedisLockBackend(
             UnifiedJedis commands, UnifiedJedis waits, List<AutoCloseable> owned, RedisSettings settings) {
         this.commands = commands;
@@ -236,6 +237,7 @@ public final class RedisLockBackend implements LockBackend {
      * Renews on a connection of the slot's own pool rather than through the cluster client, whose retries would
      * hide that the server closed the connection (and so that this client's session was killed).
      */
+    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
     private Object renewScript(int slot, List<String> keys, List<String> args) {
         if (slot < 0 || !(commands instanceof JedisCluster || commands instanceof RedisClusterClient)) {
             return script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
@@ -339,6 +341,7 @@ public final class RedisLockBackend implements LockBackend {
         }
     }
 
+    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
     private static void dropIdleConnections(UnifiedJedis client) {
         try {
             if (client instanceof RedisClient rc) {
