@@ -121,10 +121,11 @@ final class RunCommand implements Callable<Integer> {
         if (lease != null) {
             lockUrl = withLease(lockUrl, lease);
         }
-        Supervisor supervisor = new Supervisor(grace);
-        supervisor.installSignalHandlers();
         LockClient client = Locks.open(lockUrl);
+        // From here on a signal must not end the JVM before the lock is released and the command stopped.
+        Supervisor supervisor = new Supervisor(grace);
         supervisor.closeOnExit(client);
+        supervisor.installSignalHandlers();
         try {
             if (lease != null && !client.features().contains(LockFeature.LEASE_EXPIRY)) {
                 err.println("locksmith: --lease does not apply to " + client.backend()

@@ -1,0 +1,216 @@
+package org.locksmith.lock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.spi.LockUrl;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The paths of {@code locksmith run} where things go wrong: the lock lost while the command runs (provoked for
+ * real in the store), and SIGTERM/SIGINT to locksmith. Each checks the exit status, that the command was stopped,
+ * and that the lock is free afterwards.
+ */
+class RunFaultsTest {
+
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static final Duration STARTED = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    /** A command that records its pid, then runs until killed. */
+    private String[] longCommand(Path pidFile) {
+        return new String[] {
+            "sh", "-c", "echo $$ > \"$0.tmp\" && mv \"$0.tmp\" \"$0\" && exec sleep 120", pidFile.toString()
+        };
+    }
+
+    private static long pid(Path pidFile) throws Exception {
+        return Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+    }
+
+    private static void assertFree(String url, String key) throws Exception {
+        try (LockClient probe = Locks.open(url)) {
+            Optional<LockLease> lease = probe.lock(key).tryAcquire(Duration.ofSeconds(5));
+            assertThat(lease)
+                    .as("the lock '%s' is free after locksmith ended", key)
+                    .isPresent();
+            lease.get().release();
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        List<String> all = new ArrayList<>(List.of(a));
+        all.addAll(List.of(b));
+        return all.toArray(String[]::new);
+    }
+
+    /** Redis: the lock's state deleted behind the holder (as an operator's DEL or an eviction would). */
+    @Test
+    void lockLostWhenRedisStateIsDeleted() throws Exception {
+        String prefix = "locksmith-cli-lost-" + UUID.randomUUID() + ":";
+        String url = TestServers.redis() + (TestServers.redis().contains("?") ? "&" : "?") + "prefix=" + prefix;
+        String key = "job";
+        Path pidFile = dir.resolve("child.pid");
+        try (Cli cli = Cli.start(
+                dir,
+                concat(
+                        new String[] {"run", "--url", url, "--key", key, "--lease", "1s", "--grace", "2s", "--"},
+                        longCommand(pidFile)))) {
+            await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
+            assertThat(pidFile).as("the command started: %s", cli).exists();
+            long child = pid(pidFile);
+            LockUrl.HostAndPort server = LockUrl.parse(url).hosts().get(0);
+            try (Jedis jedis = new Jedis(server.host(), server.port(6379))) {
+                var keys = jedis.keys(prefix + "*");
+                assertThat(keys).as("the held lock's state in Redis").isNotEmpty();
+                jedis.del(keys.toArray(String[]::new));
+            }
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
+            assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was stopped")
+                    .isFalse();
+        }
+        assertFree(url, key);
+    }
+
+    /** MySQL: the holder's connection killed behind it (KILL CONNECTION): InnoDB drops its row lock at once. */
+    @Test
+    void lockLostWhenMySqlConnectionIsKilled() throws Exception {
+        LockUrl base = LockUrl.parse(TestServers.mysql());
+        String database = "locksmith_cli_test";
+        String jdbc = "jdbc:mysql://" + base.hosts().get(0).host() + ":"
+                + base.hosts().get(0).port(3306) + "/" + base.path();
+        String user = base.user().orElse("root");
+        String password = base.password().orElse("");
+        try (Connection admin = DriverManager.getConnection(jdbc, user, password);
+                Statement st = admin.createStatement()) {
+            // A database of this test alone: killing its connections can hit no one else's.
+            st.execute("CREATE DATABASE IF NOT EXISTS " + database);
+            String url = TestServers.mysql()
+                            .replace("/" + base.path(), "/" + database)
+                            .split("\\?")[0] + "?checkIntervalMs=200";
+            String key = "job-" + UUID.randomUUID();
+            Path pidFile = dir.resolve("child.pid");
+            try (Cli cli = Cli.start(
+                    dir,
+                    concat(
+                            new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
+                            longCommand(pidFile)))) {
+                await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
+                assertThat(pidFile).as("the command started: %s", cli).exists();
+                long child = pid(pidFile);
+                List<Long> ids = new ArrayList<>();
+                try (ResultSet rs = st.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '"
+                        + database + "' AND ID <> CONNECTION_ID()")) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+                assertThat(ids).as("locksmith's connections to %s", database).isNotEmpty();
+                for (long id : ids) {
+                    try {
+                        st.execute("KILL CONNECTION " + id);
+                    } catch (java.sql.SQLException gone) {
+                        // already closed
+                    }
+                }
+                assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
+                assertThat(cli.err()).contains("lost the lock");
+                assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                        .as("the command was stopped")
+                        .isFalse();
+            }
+            assertFree(url, key);
+        }
+    }
+
+    /** SIGTERM to locksmith: forwarded to the command, the lock released, status 143. */
+    @Test
+    void sigtermIsForwardedAndTheLockReleased() throws Exception {
+        String url = TestServers.url("zookeeper");
+        String key = "signal-" + UUID.randomUUID();
+        Path trapped = dir.resolve("trapped");
+        Path ready = dir.resolve("ready");
+        String script = "trap 'echo TERM > \"$0\"; exit 7' TERM; touch \"$1\"; while true; do sleep 0.1; done";
+        try (Cli cli = Cli.start(
+                dir,
+                "run",
+                "--url",
+                url,
+                "--key",
+                key,
+                "--grace",
+                "5s",
+                "--",
+                "sh",
+                "-c",
+                script,
+                trapped.toString(),
+                ready.toString())) {
+            await().atMost(STARTED).until(() -> Files.exists(ready) || !cli.process.isAlive());
+            assertThat(ready).as("the command started: %s", cli).exists();
+            cli.process.destroy(); // SIGTERM
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 15);
+            assertThat(trapped).as("the command got SIGTERM").exists();
+            assertThat(Files.readString(trapped).trim()).isEqualTo("TERM");
+        }
+        assertFree(url, key);
+    }
+
+    /** SIGINT to locksmith: the command is stopped (SIGTERM, then SIGKILL after --grace), status 130. */
+    @Test
+    void sigintStopsEvenACommandThatIgnoresSigterm() throws Exception {
+        String url = TestServers.url("redis");
+        String key = "locksmith-cli-test:sigint:" + UUID.randomUUID();
+        Path ready = dir.resolve("ready");
+        Path pidFile = dir.resolve("child.pid");
+        // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
+        String script = "trap '' TERM; echo $$ > \"$0\"; touch \"$1\"; while true; do sleep 0.1; done";
+        try (Cli cli = Cli.start(
+                dir,
+                "run",
+                "--url",
+                url,
+                "--key",
+                key,
+                "--grace",
+                "1s",
+                "--",
+                "sh",
+                "-c",
+                script,
+                pidFile.toString(),
+                ready.toString())) {
+            await().atMost(STARTED).until(() -> Files.exists(ready) || !cli.process.isAlive());
+            assertThat(ready).as("the command started: %s", cli).exists();
+            long child = pid(pidFile);
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(cli.process.pid())).start();
+            assertThat(kill.waitFor()).isZero();
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 2);
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was killed after the grace period")
+                    .isFalse();
+        }
+        assertFree(url, key);
+    }
+}
