@@ -1,0 +1,78 @@
+package org.locksmith.lock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code locksmith demo} and {@code locksmith check}, run as a user runs them. */
+class DemoAndCheckTest {
+
+    @TempDir
+    Path dir;
+
+    /**
+     * With nothing but its in-process server (Redis and MySQL pointed at closed ports), the demo ends by itself
+     * within its bound, shows a killed holder's lock passing on, and prints the table.
+     */
+    @Test
+    void demoNeedsNoServerAndEndsWithTheTable() throws Exception {
+        long t0 = System.nanoTime();
+        try (Cli demo = Cli.start(
+                dir,
+                "demo",
+                "--duration",
+                "8s",
+                "--workers",
+                "3",
+                "--redis-url",
+                "redis://127.0.0.1:1",
+                "--mysql-url",
+                "mysql://root@127.0.0.1:1/test")) {
+            assertThat(demo.await(Duration.ofSeconds(120))).as("%s", demo).isZero();
+            String out = demo.out();
+            assertThat(out)
+                    .contains("worker-1", "holds", "token", "waited")
+                    .contains("KILLED with SIGKILL")
+                    .contains("passed on from the killed")
+                    .contains("redis: not reachable", "mysql: not reachable")
+                    .contains("| contract | zookeeper |")
+                    .contains("| c01 Mutual exclusion | pass |")
+                    .contains("| declared features |")
+                    .contains("Demo finished");
+            assertThat(out).doesNotContain("FAIL").doesNotContain("!! token did not rise");
+            assertThat(demo.err()).doesNotContain("Exception");
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(120));
+    }
+
+    /** check against a live Redis: progress, the table, status 0. */
+    @Test
+    void checkAgainstLiveRedis() throws Exception {
+        try (Cli check =
+                Cli.start(dir, "check", "--url", TestServers.redis(), "--tests", "c0[1-5].*|c10.*|c13.*|c14.*")) {
+            assertThat(check.await(Duration.ofSeconds(120))).as("%s", check).isZero();
+            assertThat(check.out())
+                    .contains("backend redis, declares")
+                    .contains("using leaseMs=2000")
+                    .contains("| contract | redis |")
+                    .contains("| c01 Mutual exclusion | pass |")
+                    .contains("| c10 Fencing | pass |")
+                    .containsPattern("\\d+ passed, 0 failed, \\d+ skipped");
+            assertThat(check.err()).contains("check [").contains("passed  c01_mutualExclusion");
+        }
+    }
+
+    /** check reports an unreachable store in one line with status 69. */
+    @Test
+    void checkUnreachableStore() throws Exception {
+        try (Cli check = Cli.start(dir, "check", "--url", "redis://127.0.0.1:1?connectTimeoutMs=500")) {
+            assertThat(check.await(Duration.ofSeconds(60))).as("%s", check).isEqualTo(ExitStatus.STORE_UNAVAILABLE);
+            assertThat(check.err().strip())
+                    .startsWith("locksmith: lock store unavailable")
+                    .doesNotContain("\n");
+        }
+    }
+}
