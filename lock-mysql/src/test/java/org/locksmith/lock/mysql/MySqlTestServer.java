@@ -115,6 +115,17 @@ final class MySqlTestServer {
         }
     }
 
+    /**
+     * The test server as two shards: its database and a second one on the same server ({@code <db>_shard2},
+     * created if missing; tests drop only their own tables in it).
+     */
+    static String twoShardUrl() {
+        String base = baseUrl();
+        String db = LockUrl.parse(base).path();
+        execute(base, "CREATE DATABASE IF NOT EXISTS " + db + "_shard2");
+        return base + "," + db + "_shard2";
+    }
+
     /** A fresh table name for one test class. */
     static String uniqueTable(String what) {
         return "lt_" + what + "_"
