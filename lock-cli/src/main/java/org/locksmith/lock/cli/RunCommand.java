@@ -110,6 +110,9 @@ final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.ParentCommand
+    Main main;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
@@ -133,13 +136,18 @@ final class RunCommand implements Callable<Integer> {
                         + " not to a lease");
                 err.flush();
             }
-            Optional<LockLease> granted;
-            try {
-                granted = wait.isZero()
-                        ? client.lock(key).tryAcquire()
-                        : client.lock(key).tryAcquire(wait);
-            } catch (InterruptedException e) {
-                return supervisor.signalStatus();
+            Optional<LockLease> granted = client.lock(key).tryAcquire();
+            if (granted.isEmpty() && !wait.isZero()) {
+                if (main.verbose) {
+                    err.println(
+                            "locksmith: lock '" + key + "' is held elsewhere; waiting up to " + Durations.format(wait));
+                    err.flush();
+                }
+                try {
+                    granted = client.lock(key).tryAcquire(wait);
+                } catch (InterruptedException e) {
+                    return supervisor.signalStatus();
+                }
             }
             if (granted.isEmpty()) {
                 if (supervisor.signalled()) {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
 import org.locksmith.lock.spi.LockUrl;
 import redis.clients.jedis.Jedis;
 
@@ -144,6 +145,36 @@ class RunFaultsTest {
         }
     }
 
+    /**
+     * ZooKeeper: the holder's connection dropped by a server restart. The backend treats a suspended connection as
+     * a lost lock (it can no longer prove it holds it), so the command is stopped even though the session may
+     * survive.
+     */
+    @Test
+    void lockLostWhenZooKeeperConnectionDrops() throws Exception {
+        try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper()) {
+            String url = "zookeeper://" + zk.connectString() + "/locksmith-cli-lost?sessionTimeoutMs=2000";
+            String key = "job";
+            Path pidFile = dir.resolve("child.pid");
+            try (Cli cli = Cli.start(
+                    dir,
+                    concat(
+                            new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
+                            longCommand(pidFile)))) {
+                await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
+                assertThat(pidFile).as("the command started: %s", cli).exists();
+                long child = pid(pidFile);
+                zk.restart();
+                assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
+                assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
+                assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                        .as("the command was stopped")
+                        .isFalse();
+            }
+            assertFree(url, key);
+        }
+    }
+
     /** SIGTERM to locksmith: forwarded to the command, the lock released, status 143. */
     @Test
     void sigtermIsForwardedAndTheLockReleased() throws Exception {
@@ -174,6 +205,42 @@ class RunFaultsTest {
             assertThat(trapped).as("the command got SIGTERM").exists();
             assertThat(Files.readString(trapped).trim()).isEqualTo("TERM");
         }
+        assertFree(url, key);
+    }
+
+    /** SIGTERM while waiting for the lock: locksmith stops waiting at once, leaves nothing queued, status 143. */
+    @Test
+    void sigtermWhileWaitingStopsTheWait() throws Exception {
+        String url = TestServers.url("zookeeper");
+        String key = "waiting-" + UUID.randomUUID();
+        Path ran = dir.resolve("ran");
+        try (LockClient holder = Locks.open(url)) {
+            LockLease lease = holder.lock(key).acquire(Duration.ofSeconds(10));
+            try (Cli cli = Cli.start(
+                    dir,
+                    "run",
+                    "--verbose",
+                    "--url",
+                    url,
+                    "--key",
+                    key,
+                    "--wait",
+                    "2m",
+                    "--",
+                    "touch",
+                    ran.toString())) {
+                await().atMost(STARTED).until(() -> cli.err().contains("waiting up to 2m") || !cli.process.isAlive());
+                assertThat(cli.err()).as("%s", cli).contains("waiting up to 2m");
+                long t0 = System.nanoTime();
+                cli.process.destroy(); // SIGTERM
+                assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 15);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                        .as("stopped waiting promptly")
+                        .isLessThan(Duration.ofSeconds(10));
+            }
+            lease.release();
+        }
+        assertThat(ran).as("the command never ran").doesNotExist();
         assertFree(url, key);
     }
 
