@@ -21,6 +21,9 @@ import redis.clients.jedis.Jedis;
  * kill, restart and pause (SIGSTOP) it; {@link #close()} stops it.
  */
 final class PrivateRedis implements AutoCloseable {
+    /** Set to true to use embedded-redis's bundled binary even where redis-server is installed (as on CI). */
+    static final String BUNDLED_PROPERTY = "locksmith.test.bundledRedis";
+
     private final int port;
     private final List<String> extraArgs;
     private final Path dir;
@@ -56,7 +59,14 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
+    /**
+     * The installed {@code redis-server} if there is one, else the Redis 6.2 binary that embedded-redis ships for
+     * this platform: the fault and cluster tests run on a fresh machine with only a JDK too.
+     */
     static String binary() {
+        if (Boolean.getBoolean(BUNDLED_PROPERTY)) {
+            return bundled();
+        }
         for (String candidate : new String[] {"/usr/bin/redis-server", "/usr/local/bin/redis-server"}) {
             if (new File(candidate).canExecute()) {
                 return candidate;
@@ -71,9 +81,22 @@ final class PrivateRedis implements AutoCloseable {
                 }
             }
         }
+        return bundled();
+    }
+
+    private static String bundled() {
+        try {
+            File bundled = redis.embedded.core.ExecutableProvider.newJarResourceProvider()
+                    .get();
+            if (bundled.canExecute() || bundled.setExecutable(true)) {
+                return bundled.getPath();
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall through to the message below
+        }
         throw new IllegalStateException("The fault, restart and cluster tests start their own redis-server on a free"
-                + " port and need the binary: install it (apt-get install redis-server, brew install redis) or put"
-                + " redis-server on the PATH");
+                + " port: install it (apt-get install redis-server, brew install redis) or put redis-server on the"
+                + " PATH (embedded-redis has no binary for this platform)");
     }
 
     static int freePort() throws IOException {

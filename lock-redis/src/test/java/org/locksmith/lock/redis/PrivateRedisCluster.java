@@ -2,21 +2,17 @@ package org.locksmith.lock.redis;
 
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
  * A Redis Cluster of three masters (no replicas) that the test starts from the {@code redis-server} binary on
- * free loopback ports, joined with {@code redis-cli --cluster create}. Starts in about a second; {@link #close()}
+ * free loopback ports, joined with CLUSTER ADDSLOTS and CLUSTER MEET. Starts in about a second; {@link #close()}
  * stops every node.
  */
 final class PrivateRedisCluster implements AutoCloseable {
@@ -39,45 +35,40 @@ final class PrivateRedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Joins the nodes by hand, as {@code redis-cli --cluster create} would (which is not always installed): distinct
+     * config epochs, a third of the slots each, then CLUSTER MEET, then wait until every node sees a healthy cluster.
+     */
     private void create() {
-        List<String> cmd = new ArrayList<>(List.of(cli(), "--cluster", "create"));
-        for (PrivateRedis node : nodes) {
-            cmd.add("127.0.0.1:" + node.port());
-        }
-        cmd.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException(
-                        "redis-cli --cluster create failed: " + new String(out, StandardCharsets.UTF_8));
+        int perNode = 16384 / nodes.size();
+        for (int i = 0; i < nodes.size(); i++) {
+            int from = i * perNode;
+            int to = i == nodes.size() - 1 ? 16383 : from + perNode - 1;
+            int[] slots = new int[to - from + 1];
+            for (int s = 0; s < slots.length; s++) {
+                slots[s] = from + s;
             }
-        } catch (IOException e) {
-            throw new IllegalStateException("Could not run " + cmd, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            try (Jedis j = nodes.get(i).jedis()) {
+                j.clusterSetConfigEpoch(i + 1);
+                j.clusterAddSlots(slots);
+            }
+        }
+        try (Jedis first = nodes.get(0).jedis()) {
+            for (int i = 1; i < nodes.size(); i++) {
+                first.clusterMeet("127.0.0.1", nodes.get(i).port());
+            }
         }
         await("cluster of " + nodes.size() + " masters to be ok on every node")
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> nodes.stream().allMatch(n -> {
                     try (Jedis j = n.jedis()) {
-                        return j.clusterInfo().contains("cluster_state:ok")
-                                && j.clusterInfo().contains("cluster_slots_ok:16384")
-                                && j.clusterNodes().lines().count() == nodes.size();
+                        String info = j.clusterInfo();
+                        return info.contains("cluster_state:ok")
+                                && info.contains("cluster_slots_ok:16384")
+                                && info.contains("cluster_known_nodes:" + nodes.size());
                     }
                 }));
-    }
-
-    private static String cli() {
-        File server = new File(PrivateRedis.binary());
-        File cli = new File(server.getParentFile(), "redis-cli");
-        if (!cli.canExecute()) {
-            throw new IllegalStateException("The cluster test needs redis-cli next to " + server
-                    + " (it ships with redis-server: apt-get install redis-tools / redis-server)");
-        }
-        return cli.getPath();
     }
 
     Set<HostAndPort> hostAndPorts() {

@@ -225,8 +225,10 @@ public final class RedisLockBackend implements LockBackend {
             }
         }
         long epoch = sessionEpoch.get();
+        Set<BackendLease> refused = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        refused.addAll(lost);
         for (BackendLease lease : leases) {
-            if (((RedisLease) lease).sessionEpoch != epoch && !lost.contains(lease)) {
+            if (((RedisLease) lease).sessionEpoch != epoch && refused.add(lease)) {
                 lost.add(lease);
             }
         }
