@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.CloseContract;
@@ -44,6 +46,7 @@ import org.locksmith.lock.tck.internal.TckEnv;
  */
 @ExtendWith(TckReport.class)
 @Timeout(120)
+@Execution(ExecutionMode.SAME_THREAD) // latencies are measured: never run two contracts of one backend at once
 public abstract class LockTck {
 
     private TckEnv env;

@@ -167,6 +167,19 @@ final class BrokenTcks {
         }
     }
 
+    /** Correct, declaring only BLOCKING_WAKEUP: the TCK checks the undeclared sides (re-entry, fencing). */
+    static class ReferenceMinimal extends MemoryTck {
+        @Override
+        String name() {
+            return "reference-memory-minimal";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return EnumSet.of(LockFeature.BLOCKING_WAKEUP);
+        }
+    }
+
     static final Set<LockFeature> WITHOUT_RENEWAL;
 
     static {
