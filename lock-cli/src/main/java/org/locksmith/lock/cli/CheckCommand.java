@@ -71,6 +71,13 @@ final class CheckCommand implements Callable<Integer> {
                     + " deleted).")
     Path reportDir;
 
+    @Option(
+            names = "--time-factor",
+            paramLabel = "F",
+            description = "Stretch the TCK's time allowances (hand-off, deadline overshoot, interrupt latency) by F,"
+                    + " 1 to 100, for a busy or slow machine. Default: LOCKSMITH_TCK_TIME_FACTOR, else 1.")
+    Double timeFactor;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -82,6 +89,7 @@ final class CheckCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "no lock store given: use --url URL or set LOCKSMITH_URL");
         }
+        TimeFactor.apply(timeFactor);
         Pattern selection;
         try {
             selection = Pattern.compile(tests);

@@ -109,6 +109,13 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-table", description = "Only the contention part; no TCK table.")
     boolean noTable;
 
+    @Option(
+            names = "--time-factor",
+            paramLabel = "F",
+            description = "Stretch the TCK's time allowances (hand-off, deadline overshoot, interrupt latency) by F,"
+                    + " 1 to 100, for a busy or slow machine. Default: LOCKSMITH_TCK_TIME_FACTOR, else 1.")
+    Double timeFactor;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -124,11 +131,18 @@ final class DemoCommand implements Callable<Integer> {
         if (duration.compareTo(Duration.ofSeconds(5)) < 0 || duration.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--duration must be from 5s to 10m");
         }
+        TimeFactor.apply(timeFactor);
         long t0 = System.nanoTime();
-        Thread cleanup = new Thread(this::stopWorkers, "locksmith-demo-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanup);
         int status;
         try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper()) {
+            // Ctrl-C: stop the workers and the server (and its data directory) on the way out too.
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                stopWorkers();
+                                zk.close();
+                            },
+                            "locksmith-demo-cleanup"));
             String zkUrl = "zookeeper://" + zk.connectString() + "/locksmith-demo?sessionTimeoutMs="
                     + SESSION.toMillis() + "&connectionTimeoutMs=3000";
             contend(zkUrl);

@@ -15,6 +15,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     private final TestingServer server;
     private final File dir;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     public EmbeddedZooKeeper() {
         // No admin web server (it would take port 8080) and no JMX noise in the user's terminal.
@@ -49,8 +50,12 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
     }
 
+    /** Stops the server and deletes its data; idempotent. */
     @Override
     public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
         try {
             server.close();
         } catch (Exception e) {

@@ -11,8 +11,7 @@ final class Progress {
 
     private final PrintWriter out;
     private final String label;
-    private final boolean terminal =
-            System.console() != null && System.getenv("TERM") != null && !"dumb".equals(System.getenv("TERM"));
+    private final boolean terminal = isTerminal();
     private long total;
     private int done;
     private int failed;
@@ -75,6 +74,23 @@ final class Progress {
     private String bar() {
         int filled = total == 0 ? 0 : (int) (WIDTH * done / total);
         return "#".repeat(filled) + ".".repeat(WIDTH - filled);
+    }
+
+    /**
+     * Whether the output is an interactive terminal. From JDK 22 on, {@link System#console()} is non-null even when
+     * the output is redirected, and {@code Console.isTerminal()} (absent on 17) tells the difference.
+     */
+    private static boolean isTerminal() {
+        java.io.Console console = System.console();
+        String term = System.getenv("TERM");
+        if (console == null || term == null || term.equals("dumb")) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true; // JDK 17-21: a console exists only for a terminal
+        }
     }
 
     private static String oneLine(String s) {
