@@ -39,7 +39,7 @@ import org.locksmith.lock.tck.internal.TckEnv;
  *
  * <p>Each run writes {@code <backend>--<TestClass>.json} and regenerates {@code semantics.md} (every backend run in
  * the build, contract by contract) in the directory named by the JUnit configuration parameter or system property
- * {@value TckReport#REPORT_DIR_PROPERTY} (default {@code target/locksmith-tck}). Time allowances stretch with
+ * {@code locksmith.tck.reportDir} (default {@code target/locksmith-tck}). Time allowances stretch with
  * {@link TckTimings#FACTOR_PROPERTY} / {@link TckTimings#FACTOR_ENVIRONMENT_VARIABLE}.
  *
  * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout.
