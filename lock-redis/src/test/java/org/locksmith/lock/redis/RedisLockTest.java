@@ -57,8 +57,9 @@ class RedisLockTest {
     }
 
     private LockClient open(String extra) {
+        String lease = extra.contains("leaseMs=") ? "" : "leaseMs=2000&";
         return Locks.open(
-                redis.url() + "?leaseMs=2000&prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8) + extra);
+                redis.url() + "?" + lease + "prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8) + extra);
     }
 
     private int keysOfRun() {
@@ -164,6 +165,57 @@ class RedisLockTest {
             // one element, gone after its TTL (the lease here, 2 s).
             assertThat(keysOfRun()).isLessThanOrEqualTo(1);
             await().atMost(Duration.ofSeconds(4)).until(() -> keysOfRun() == 0);
+        }
+    }
+
+    @Test
+    void waitersThatGiveUpAroundAReleasePassTheWakeUpOn() throws Exception {
+        // A long lease: without the wake-up being passed on, the patient waiters would sleep until the lease ends.
+        String longLease = "&leaseMs=10000";
+        for (int round = 0; round < 3; round++) {
+            String key = "give-up-" + round;
+            try (LockClient holder = open(longLease);
+                    LockClient others = open(longLease)) {
+                LockLease held = holder.lock(key).acquire(Duration.ofSeconds(1));
+                ExecutorService pool = Executors.newFixedThreadPool(6);
+                List<Future<?>> impatient = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    // Deadlines spread around the release, so some give up just as the wake-up arrives.
+                    long timeoutMs = 380 + 10L * i;
+                    impatient.add(pool.submit(() -> {
+                        // One that wins the race releases at once, like a patient one.
+                        others.lock(key)
+                                .tryAcquire(Duration.ofMillis(timeoutMs))
+                                .ifPresent(LockLease::release);
+                        return null;
+                    }));
+                }
+                List<Future<Long>> patient = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    patient.add(pool.submit(() -> {
+                        try (LockLease lease = others.lock(key).acquire(Duration.ofSeconds(30))) {
+                            return System.nanoTime();
+                        }
+                    }));
+                }
+                await().pollDelay(Duration.ofMillis(400)).until(() -> true);
+                long releasedAt = System.nanoTime();
+                held.release();
+                for (Future<?> f : impatient) {
+                    f.get(10, TimeUnit.SECONDS);
+                }
+                for (Future<Long> f : patient) {
+                    assertThat(Duration.ofNanos(f.get(20, TimeUnit.SECONDS) - releasedAt))
+                            .as("round %d: a patient waiter is granted soon after the release", round)
+                            .isLessThan(Duration.ofSeconds(3));
+                }
+                pool.shutdownNow();
+                try (Jedis jedis = RedisTckSupport.admin(node)) {
+                    assertThat(jedis.keys(prefix + "*cancel:*"))
+                            .as("cancel signals left")
+                            .isEmpty();
+                }
+            }
         }
     }
 

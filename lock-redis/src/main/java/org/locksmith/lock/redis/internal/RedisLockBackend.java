@@ -185,8 +185,12 @@ public final class RedisLockBackend implements LockBackend {
                 long pttlNanos = value > 0
                         ? TimeUnit.MILLISECONDS.toNanos(value + 1)
                         : settings.leaseTime().toNanos();
-                waiter.await(Math.min(remaining, pttlNanos));
+                boolean woken = waiter.await(Math.min(remaining, pttlNanos));
                 if (request.isCancelled()) {
+                    if (woken) {
+                        // This wake-up was meant for a waiter that gives up now: hand it to the next one.
+                        waiter.passWakeUp();
+                    }
                     return null;
                 }
             }
@@ -408,8 +412,10 @@ public final class RedisLockBackend implements LockBackend {
         private final AcquireRequest request;
         private final String cancelKey;
         private final AtomicInteger state = new AtomicInteger(IDLE);
+        /** Set by the cancel action once its signal is in Redis. */
         private volatile boolean signalled;
-        private boolean leftoverSignal;
+        /** Set by the waiter when BLPOP returned the signal, which removed it (a list of one element vanishes). */
+        private boolean signalConsumed;
 
         Waiter(LockKeys keys, AcquireRequest request) {
             this.keys = keys;
@@ -417,8 +423,8 @@ public final class RedisLockBackend implements LockBackend {
             this.cancelKey = keys.cancel(request.ownerId());
         }
 
-        /** Blocks until a wake-up, the timeout, or cancellation. */
-        void await(long timeoutNanos) throws InterruptedException {
+        /** Blocks until a wake-up, the timeout, or cancellation; true if it consumed a wake-up. */
+        boolean await(long timeoutNanos) throws InterruptedException {
             long deadline = System.nanoTime() + timeoutNanos;
             if (!blockingPermits.tryAcquire()) {
                 if (overflowLogged.compareAndSet(false, true)) {
@@ -433,7 +439,7 @@ public final class RedisLockBackend implements LockBackend {
                 while (!admitted) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0 || request.isCancelled()) {
-                        return;
+                        return false;
                     }
                     admitted =
                             blockingPermits.tryAcquire(Math.min(left, LOCAL_QUEUE_SLICE_NANOS), TimeUnit.NANOSECONDS);
@@ -443,36 +449,29 @@ public final class RedisLockBackend implements LockBackend {
                 long left = deadline - System.nanoTime();
                 // BLPOP's timeout 0 means forever; below a millisecond it is not worth a round trip.
                 if (left < TimeUnit.MILLISECONDS.toNanos(1) || !state.compareAndSet(IDLE, BLOCKING)) {
-                    return;
+                    return false;
                 }
                 if (request.isCancelled()) {
                     state.compareAndSet(BLOCKING, IDLE);
-                    return;
+                    return false;
                 }
                 redis.clients.jedis.util.KeyValue<String, String> popped;
                 try {
                     popped = waits.blpop(left / 1e9, keys.wake(), cancelKey);
                 } catch (JedisException e) {
-                    if (!state.compareAndSet(BLOCKING, IDLE)) {
-                        awaitSignalSent();
-                        leftoverSignal = signalled;
-                    }
+                    state.compareAndSet(BLOCKING, IDLE);
                     if (closedByServer(e)) {
                         // The wait connection was killed: look at the lock again on a fresh one.
                         dropIdleConnections(waits);
-                        return;
+                        return false;
                     }
                     throw failure("failed while waiting", e);
                 }
-                if (!state.compareAndSet(BLOCKING, IDLE)) {
-                    awaitSignalSent();
-                    if (popped == null || !popped.getKey().equals(cancelKey)) {
-                        leftoverSignal = signalled;
-                    }
+                state.compareAndSet(BLOCKING, IDLE);
+                if (popped != null && popped.getKey().equals(cancelKey)) {
+                    signalConsumed = true;
                 }
-                if (popped != null && popped.getKey().equals(keys.wake()) && request.isCancelled()) {
-                    passWakeUp();
-                }
+                return popped != null && popped.getKey().equals(keys.wake());
             } finally {
                 blockingPermits.release();
             }
@@ -510,7 +509,7 @@ public final class RedisLockBackend implements LockBackend {
             }
         }
 
-        private void passWakeUp() {
+        void passWakeUp() {
             try {
                 LockScripts.run(
                         commands,
@@ -526,11 +525,8 @@ public final class RedisLockBackend implements LockBackend {
 
         /** Deletes a cancel signal that was pushed but not consumed, so a cancelled waiter leaves nothing behind. */
         void cleanUp() {
-            if (state.get() == SIGNALLING) {
-                awaitSignalSent();
-                leftoverSignal = signalled;
-            }
-            if (leftoverSignal) {
+            awaitSignalSent();
+            if (signalled && !signalConsumed) {
                 try {
                     commands.del(cancelKey);
                 } catch (JedisException e) {
