@@ -73,7 +73,11 @@ final class RowLocks implements Strategy {
                 }
                 // First use of this key: create its row committed (race-free through the primary key), then lock
                 // it like any other. INSERT IGNORE may wait only if another client created and locked it meanwhile.
-                try (PreparedStatement ps = c.prepareStatement(insert)) {
+                // A try must not wait even here: on MariaDB a zero lock wait timeout makes the insert NOWAIT.
+                String sql = request.isTry() && shard.isMariaDb()
+                        ? "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + insert
+                        : insert;
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
                     ps.setBytes(1, keyHash);
                     ps.setString(2, request.key());
                     canceller.begin(ps);
