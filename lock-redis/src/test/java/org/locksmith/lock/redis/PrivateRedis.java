@@ -41,7 +41,12 @@ final class PrivateRedis implements AutoCloseable {
     static PrivateRedis start(String... extraArgs) {
         try {
             PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs), null);
-            redis.startProcess();
+            try {
+                redis.startProcess();
+            } catch (RuntimeException e) {
+                redis.close(); // never leave a half-started server behind
+                throw e;
+            }
             return redis;
         } catch (IOException e) {
             throw new IllegalStateException("Could not start a private redis-server: " + e.getMessage(), e);
@@ -52,7 +57,12 @@ final class PrivateRedis implements AutoCloseable {
     static PrivateRedis startWithPassword(String password) {
         try {
             PrivateRedis redis = new PrivateRedis(freePort(), List.of("--requirepass", password), password);
-            redis.startProcess();
+            try {
+                redis.startProcess();
+            } catch (RuntimeException e) {
+                redis.close(); // never leave a half-started server behind
+                throw e;
+            }
             return redis;
         } catch (IOException e) {
             throw new IllegalStateException("Could not start a private redis-server: " + e.getMessage(), e);
