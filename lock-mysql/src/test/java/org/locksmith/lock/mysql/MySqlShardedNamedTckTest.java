@@ -1,0 +1,34 @@
+package org.locksmith.lock.mysql;
+
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * The full TCK against the {@code named} strategy sharded over two databases of the test server ({@code
+ * mysql://host/db,db_shard2}): every key lives on one of them by rendezvous hashing.
+ */
+class MySqlShardedNamedTckTest extends MySqlTckSupport {
+    private static final String BASE_URL = MySqlTestServer.twoShardUrl();
+    private static final String TABLE = MySqlTestServer.uniqueTable("sharded_named");
+
+    @Override
+    String baseUrl() {
+        return BASE_URL;
+    }
+
+    @Override
+    MySqlStrategy strategy() {
+        return MySqlStrategy.NAMED;
+    }
+
+    @Override
+    String table() {
+        return TABLE;
+    }
+
+    @AfterAll
+    static void dropTable() {
+        for (String shard : shardUrls(BASE_URL)) {
+            MySqlTestServer.dropTables(shard, TABLE);
+        }
+    }
+}
