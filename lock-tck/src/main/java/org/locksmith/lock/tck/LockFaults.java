@@ -14,7 +14,9 @@ public interface LockFaults {
     enum Fault {
         /**
          * End the client's session(s) with the store from the store's side (ZooKeeper session expiry, Redis
-         * {@code CLIENT KILL}, MySQL {@code KILL CONNECTION}), without telling the client.
+         * {@code CLIENT KILL}, MySQL {@code KILL CONNECTION}), without telling the client. A {@code SESSION_BOUND}
+         * client's locks must then free and its leases turn invalid; any other client's leases may survive (it
+         * reconnects and renews) but must never be valid while another client can be granted the key.
          */
         KILL_SESSION,
         /** Remove the store's state for one key behind every holder's back. */

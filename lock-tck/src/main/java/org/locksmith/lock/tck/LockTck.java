@@ -305,6 +305,11 @@ public abstract class LockTck {
     }
 
     @Test
+    public void c11_lossDetection_sessionKilledWithoutSessionBinding() throws Exception {
+        new LeaseContract(env).sessionKillNeverLeavesAValidUnheldLease();
+    }
+
+    @Test
     public void c11_lossDetection_stateDeleted() throws Exception {
         new LeaseContract(env).lostByStateDeletion();
     }

@@ -80,7 +80,7 @@ public final class FencingContract {
             crashedToken = KilledHolder.run(env, dir, env.workerUrl().get(), key, observer)
                     .token();
             how = "its holder process was killed";
-        } else if (frees && env.canInflict(LockFaults.Fault.KILL_SESSION)) {
+        } else if (env.has(LockFeature.SESSION_BOUND) && env.canInflict(LockFaults.Fault.KILL_SESSION)) {
             LockClient a = env.client("A");
             crashedToken = a.lock(key).acquire(Duration.ofSeconds(5)).fencingToken();
             env.faults().killSession(a);

@@ -150,8 +150,54 @@ public final class LeaseContract {
     /** c11: a lease lost behind the holder's back turns invalid and fires its listeners exactly once. */
     public void lostBySessionKill() throws Exception {
         env.requireFeature(LockFeature.LOSS_DETECTION);
+        // A lock that is not bound to the session is not lost with it (see the test below for that side).
+        env.requireFeature(LockFeature.SESSION_BOUND);
         env.requireFault(LockFaults.Fault.KILL_SESSION);
         lost("session killed", (a, key) -> env.faults().killSession(a));
+    }
+
+    /**
+     * c11, the side without SESSION_BOUND: a lease that does not depend on the client's connections may survive
+     * their kill (the client reconnects and renews) or be reported lost, but it is never valid while another
+     * client can be granted the key.
+     */
+    public void sessionKillNeverLeavesAValidUnheldLease() throws Exception {
+        env.requireUndeclared(LockFeature.SESSION_BOUND);
+        env.requireFault(LockFaults.Fault.KILL_SESSION);
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("kill-unbound");
+        LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));
+        env.faults().killSession(a);
+        // Two lease times see at least one renewal after the kill (renewal runs at a fraction of the lease).
+        long end = System.nanoTime()
+                + TckEnv.allow(t().leaseTime().multipliedBy(2)).toNanos();
+        boolean survived = true;
+        while (System.nanoTime() < end) {
+            // Probing with a short timed acquire doubles as the pacing of this loop.
+            var taken = b.lock(key).tryAcquire(Duration.ofMillis(100));
+            if (taken.isPresent()) {
+                boolean stillValid = lease.isValid();
+                taken.get().release();
+                assertThat(stillValid)
+                        .as(env.at(a, key) + "lease reported valid after KILL_SESSION while client B was granted "
+                                + "the key")
+                        .isFalse();
+                survived = false;
+                break;
+            }
+            if (!lease.isValid()) {
+                survived = false; // reported lost: the pessimistic but safe answer
+            }
+        }
+        env.note("lease survived KILL_SESSION (not session-bound)", survived ? 1 : 0);
+        try {
+            lease.release();
+        } catch (LockLostException reportedLost) {
+            assertThat(survived)
+                    .as(env.at(a, key) + "release threw LockLostException for a lease reported valid throughout")
+                    .isFalse();
+        }
     }
 
     public void lostByStateDeletion() throws Exception {

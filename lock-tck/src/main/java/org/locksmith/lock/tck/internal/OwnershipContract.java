@@ -159,13 +159,13 @@ public final class OwnershipContract {
         LockClient c = env.client("C");
         String key = env.key("stale-release");
         boolean viaDelete = env.canInflict(LockFaults.Fault.DELETE_LOCK_STATE);
-        boolean viaSession = env.canInflict(LockFaults.Fault.KILL_SESSION)
-                && (env.has(LockFeature.SESSION_BOUND) || env.has(LockFeature.LEASE_EXPIRY));
+        // Only a session-bound lock is lost with its session; a renewed lease survives a killed connection.
+        boolean viaSession = env.canInflict(LockFaults.Fault.KILL_SESSION) && env.has(LockFeature.SESSION_BOUND);
         boolean viaExpiry = env.has(LockFeature.LEASE_EXPIRY) && !env.has(LockFeature.AUTO_RENEWAL);
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 viaDelete || viaSession || viaExpiry,
-                "no way to lose a lease: needs fault DELETE_LOCK_STATE or KILL_SESSION, or LEASE_EXPIRY without "
-                        + "AUTO_RENEWAL");
+                "no way to lose a lease: needs fault DELETE_LOCK_STATE, KILL_SESSION with SESSION_BOUND, or "
+                        + "LEASE_EXPIRY without AUTO_RENEWAL");
         LockLease stale = a.lock(key).acquire(Duration.ofSeconds(5));
         String how;
         if (viaDelete) {
