@@ -10,17 +10,8 @@ final class RedisLease implements BackendLease {
     private final RedisLockBackend backend;
     private final long token;
     private final long confirmedAtNanos;
-    /** The backend's session epoch at the grant: a later epoch means the server closed a connection since. */
-    final long sessionEpoch;
 
-    RedisLease(
-            RedisLockBackend backend,
-            LockKeys keys,
-            AcquireRequest request,
-            long token,
-            long confirmedAtNanos,
-            long sessionEpoch) {
-        this.sessionEpoch = sessionEpoch;
+    RedisLease(RedisLockBackend backend, LockKeys keys, AcquireRequest request, long token, long confirmedAtNanos) {
         this.backend = backend;
         this.keys = keys;
         this.owner = request.ownerId();

@@ -15,14 +15,12 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 import redis.clients.jedis.CommandObjects;
-import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
@@ -30,7 +28,6 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
@@ -67,11 +64,6 @@ public final class RedisLockBackend implements LockBackend {
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
     private final ExecutorService canceller;
     private final CommandObjects commandObjects = new CommandObjects(redis.clients.jedis.RedisProtocol.RESP2);
-    /**
-     * Counts the times the server closed one of this backend's connections (CLIENT KILL, restart, failover). A
-     * lease granted before such an event cannot be proved to have survived it, so it is reported lost.
-     */
-    private final AtomicLong sessionEpoch = new AtomicLong();
 
     /**
      * @param commands the client for short commands
@@ -171,7 +163,7 @@ public final class RedisLockBackend implements LockBackend {
                         List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waiter == null ? "0" : "1"));
                 long value = asLong(reply.get(1));
                 if (asLong(reply.get(0)) == 1) {
-                    return new RedisLease(this, keys, request, value, sentAt, sessionEpoch.get());
+                    return new RedisLease(this, keys, request, value, sentAt);
                 }
                 long remaining = request.remainingNanos();
                 if (request.isTry() || remaining <= 0 || request.isCancelled()) {
@@ -222,50 +214,13 @@ public final class RedisLockBackend implements LockBackend {
                     keys.add(l.keys.hash());
                     args.add(l.owner);
                 }
-                List<?> missing = (List<?>) renewScript(group.getKey(), keys, args);
+                List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
                 for (Object index : missing) {
                     lost.add(batch.get((int) asLong(index) - 1));
                 }
             }
         }
-        long epoch = sessionEpoch.get();
-        Set<BackendLease> refused = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        refused.addAll(lost);
-        for (BackendLease lease : leases) {
-            if (((RedisLease) lease).sessionEpoch != epoch && refused.add(lease)) {
-                lost.add(lease);
-            }
-        }
         return lost;
-    }
-
-    /**
-     * Renews on a connection of the slot's own pool rather than through the cluster client, whose retries would
-     * hide that the server closed the connection (and so that this client's session was killed).
-     */
-    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
-    private Object renewScript(int slot, List<String> keys, List<String> args) {
-        if (slot < 0 || !(commands instanceof JedisCluster || commands instanceof RedisClusterClient)) {
-            return script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
-        }
-        for (int attempt = 0; ; attempt++) {
-            try (Connection connection = commands instanceof JedisCluster jc
-                    ? jc.getConnectionFromSlot(slot)
-                    : ((RedisClusterClient) commands).getConnectionFromSlot(slot)) {
-                try {
-                    return connection.executeCommand(commandObjects.evalsha(LockScripts.RENEW_SHA, keys, args));
-                } catch (JedisNoScriptException e) {
-                    return connection.executeCommand(commandObjects.eval(LockScripts.RENEW, keys, args));
-                }
-            } catch (JedisException e) {
-                if (attempt == 0 && closedByServer(e)) {
-                    sessionBroken(e);
-                    continue;
-                }
-                // Moved slots, a failover in progress: the cluster client's own routing copes with those.
-                return script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
-            }
-        }
     }
 
     boolean renewOne(RedisLease lease) {
@@ -299,7 +254,7 @@ public final class RedisLockBackend implements LockBackend {
             if (!closedByServer(e)) {
                 throw failure("failed", e);
             }
-            sessionBroken(e);
+            connectionClosed(e);
             try {
                 return LockScripts.run(commands, script, sha, keys, args);
             } catch (JedisException again) {
@@ -334,13 +289,16 @@ public final class RedisLockBackend implements LockBackend {
         return false;
     }
 
-    /** The server closed a connection: leases granted before may not have survived, idle connections are dead. */
-    private void sessionBroken(Throwable e) {
-        sessionEpoch.incrementAndGet();
+    /**
+     * The server closed a connection (CLIENT KILL, an idle timeout, a restart): the pool's idle connections are as
+     * dead. Leases do not depend on connections: a lease that did not survive (a restart lost its hash) is refused
+     * at its next renewal and reported lost then, so nothing is reported lost here.
+     */
+    private void connectionClosed(Throwable e) {
         LOG.log(
-                System.Logger.Level.WARNING,
+                System.Logger.Level.INFO,
                 "Redis at " + settings.address() + " closed a connection of this lock client (" + e.getMessage()
-                        + "); its current leases are reported lost");
+                        + "); retrying on a fresh connection");
         dropIdleConnections(commands);
         if (waits != commands) {
             dropIdleConnections(waits);
