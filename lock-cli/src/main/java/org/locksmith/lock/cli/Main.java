@@ -3,6 +3,8 @@ package org.locksmith.lock.cli;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -88,6 +90,12 @@ public final class Main implements Callable<Integer> {
     static int statusOf(Throwable e) {
         if (e instanceof LockBackendException) {
             return ExitStatus.STORE_UNAVAILABLE;
+        }
+        if (e instanceof LockLostException) {
+            return ExitStatus.LOCK_LOST;
+        }
+        if (e instanceof LockTimeoutException) {
+            return ExitStatus.NOT_GRANTED;
         }
         if (e instanceof IllegalArgumentException
                 || e instanceof IllegalStateException

@@ -60,6 +60,9 @@ public final class Supervisor {
         state.lock();
         try {
             if (signal != 0) {
+                // The signal may have interrupted this thread after the grant: clear that, so the release that
+                // follows is not cut short by the store client seeing an interrupt.
+                Thread.interrupted();
                 return null;
             }
             child = pb.start();
