@@ -1,0 +1,216 @@
+package org.locksmith.lock.bench;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisMonitor;
+
+/**
+ * The commands clients sent a store while an operation ran, as the store itself saw them.
+ *
+ * <ul>
+ *   <li>Redis: {@code MONITOR}, counting the commands between two marker {@code ECHO}s sent around the operation,
+ *       less the commands a Lua script ran inside the server ({@code [0 lua]}): a script call is one command, one
+ *       round trip, however much it does. ({@code total_commands_processed} would count the script's inner calls
+ *       too, and Redis 7.0 has no per-client command counter.)
+ *   <li>MySQL: the {@code Questions} status (statements sent by clients).
+ *   <li>ZooKeeper: {@code Received} of {@code srvr} (requests received, pings included).
+ * </ul>
+ *
+ * {@link #count} keeps the fewest of several runs, so that a background heartbeat falling inside one window cannot
+ * inflate the figure. Counts include every client of the server: run nothing else against it meanwhile.
+ */
+public abstract class StoreCommands implements AutoCloseable {
+
+    /** An operation whose commands are counted. */
+    public interface Op {
+        void run() throws Exception;
+    }
+
+    /** Commands clients sent the store while {@code op} ran, not counting the measurement's own. */
+    protected abstract long during(Op op) throws Exception;
+
+    /** The fewest commands the store received during {@code op} over {@code runs} runs. */
+    public long count(int runs, Op op) throws Exception {
+        long fewest = Long.MAX_VALUE;
+        for (int i = 0; i < runs; i++) {
+            fewest = Math.min(fewest, during(op));
+        }
+        return fewest;
+    }
+
+    /** The counter for {@code store}, on connections of its own. */
+    public static StoreCommands of(StoreKind store, Stores stores) {
+        return switch (store) {
+            case REDIS -> new RedisMonitor(stores);
+            case MYSQL ->
+                new Counter() {
+                    private final Connection connection = open(stores);
+
+                    @Override
+                    protected long read() {
+                        try (Statement s = connection.createStatement();
+                                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
+                            rs.next();
+                            return rs.getLong(2);
+                        } catch (SQLException e) {
+                            throw new IllegalStateException("SHOW GLOBAL STATUS failed: " + e.getMessage(), e);
+                        }
+                    }
+
+                    @Override
+                    public void close() {
+                        try {
+                            connection.close();
+                        } catch (SQLException ignored) {
+                            // closing the counter's own connection cannot change a result
+                        }
+                    }
+                };
+            case ZOOKEEPER ->
+                new Counter() {
+                    @Override
+                    protected long read() {
+                        for (String line : stores.fourLetterWord("srvr").split("\n")) {
+                            if (line.startsWith("Received:")) {
+                                return Long.parseLong(
+                                        line.substring("Received:".length()).trim());
+                            }
+                        }
+                        throw new IllegalStateException("ZooKeeper srvr gave no 'Received:' line");
+                    }
+                };
+        };
+    }
+
+    private static Connection open(Stores stores) {
+        try {
+            return stores.mysqlConnection();
+        } catch (SQLException e) {
+            throw new IllegalStateException("MySQL counter connection: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {}
+
+    /** A store-wide counter read before and after, less what reading it costs. */
+    private abstract static class Counter extends StoreCommands {
+        private long overhead = -1;
+
+        protected abstract long read();
+
+        @Override
+        protected long during(Op op) throws Exception {
+            if (overhead < 0) {
+                long fewest = Long.MAX_VALUE;
+                for (int i = 0; i < 5; i++) {
+                    long before = read();
+                    fewest = Math.min(fewest, read() - before);
+                }
+                overhead = fewest;
+            }
+            long before = read();
+            op.run();
+            return Math.max(0, read() - before - overhead);
+        }
+    }
+
+    /** Redis: counts client commands in the {@code MONITOR} stream between two markers. */
+    private static final class RedisMonitor extends StoreCommands {
+        private static final Pattern FROM_SCRIPT = Pattern.compile("^\\S+ \\[\\d+ lua\\] ");
+        private final Jedis monitor;
+        private final Jedis markers;
+        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final Thread reader;
+        private int next;
+
+        RedisMonitor(Stores stores) {
+            monitor = stores.redis(0); // MONITOR may stay quiet for longer than any read timeout
+            markers = stores.redis();
+            reader = new Thread(
+                    () -> {
+                        try {
+                            monitor.monitor(new JedisMonitor() {
+                                @Override
+                                public void onCommand(String command) {
+                                    lines.add(command);
+                                }
+                            });
+                        } catch (RuntimeException closed) {
+                            // close() shuts the monitor connection: the end of the stream
+                        }
+                    },
+                    "bench-redis-monitor");
+            reader.setDaemon(true);
+            reader.start();
+            // MONITOR is on once it reports a command sent after it.
+            try {
+                String ready = "lsbench-monitor-ready";
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (true) {
+                    markers.echo(ready);
+                    String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                    while (line != null && !line.contains(ready)) {
+                        line = lines.poll(100, TimeUnit.MILLISECONDS);
+                    }
+                    if (line != null) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Redis MONITOR did not start within 10 s");
+                    }
+                }
+                String line;
+                while ((line = lines.poll(200, TimeUnit.MILLISECONDS)) != null) {
+                    // drain the other "ready" markers
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        protected long during(Op op) throws Exception {
+            String start = "lsbench-mark-" + next + "-start";
+            String end = "lsbench-mark-" + next++ + "-end";
+            markers.echo(start);
+            op.run();
+            markers.echo(end);
+            long count = 0;
+            boolean counting = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new IllegalStateException("Redis MONITOR never showed the end marker " + end);
+                }
+                if (line.contains('"' + end + '"')) {
+                    return count;
+                }
+                if (line.contains('"' + start + '"')) {
+                    counting = true;
+                } else if (counting && !FROM_SCRIPT.matcher(line).find()) {
+                    count++;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            markers.close();
+            monitor.close();
+            try {
+                reader.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.locksmith.lock.bench.contenders;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.locksmith.lock.bench.Contender;
+import org.locksmith.lock.bench.StoreKind;
+import org.locksmith.lock.bench.Stores;
+import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+/**
+ * Spring Integration's {@code RedisLockRegistry} on Lettuce, in its {@code PUB_SUB_LOCK} mode (woken by a message
+ * on release rather than its default 100 ms spin), with its renewal scheduler so that a held lock outlives its
+ * expiry (60 s by default; in S6 the scenario's lease).
+ */
+public final class SpringRedisContender implements Contender {
+
+    @Override
+    public String name() {
+        return "spring-redis";
+    }
+
+    @Override
+    public String description() {
+        return "Spring Integration " + RedisLockRegistry.class.getPackage().getImplementationVersion()
+                + " RedisLockRegistry (PUB_SUB_LOCK, Lettuce, renewal scheduler)";
+    }
+
+    @Override
+    public StoreKind store() {
+        return StoreKind.REDIS;
+    }
+
+    @Override
+    public boolean ours() {
+        return false;
+    }
+
+    @Override
+    public Client open(Stores stores, Duration lease) {
+        RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(stores.redisHost(), stores.redisPort());
+        server.setDatabase(stores.redisDatabase());
+        if (stores.redisPassword() != null) {
+            server.setPassword(RedisPassword.of(stores.redisPassword()));
+            server.setUsername(stores.redisUser());
+        }
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(server);
+        factory.afterPropertiesSet();
+        factory.start();
+        ThreadPoolTaskScheduler renewals = new ThreadPoolTaskScheduler();
+        renewals.setThreadNamePrefix("spring-redis-renewal-");
+        renewals.setDaemon(true);
+        renewals.initialize();
+        RedisLockRegistry registry = lease == null
+                ? new RedisLockRegistry(factory, "lsbench:" + stores.runId() + ":spring")
+                : new RedisLockRegistry(factory, "lsbench:" + stores.runId() + ":spring", lease);
+        registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+        registry.setRenewalTaskScheduler(renewals);
+        return new Client() {
+            @Override
+            public Handle handle(String key) {
+                Lock lock = registry.obtain(key);
+                return new Handle() {
+                    @Override
+                    public void lock() throws InterruptedException {
+                        if (!lock.tryLock(GRANT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                            throw new IllegalStateException(
+                                    name() + " was not granted " + key + " within " + GRANT_TIMEOUT.toSeconds() + " s");
+                        }
+                    }
+
+                    @Override
+                    public void unlock() {
+                        lock.unlock();
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                registry.destroy();
+                renewals.shutdown();
+                factory.destroy();
+            }
+        };
+    }
+}
