@@ -3,11 +3,11 @@ package org.locksmith.lock.bench;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Runs the whole comparison and writes {@code benchmarks.md} with its PNG charts.
@@ -87,53 +87,36 @@ public final class BenchMain {
                     }
                 }
                 for (Contender c : contenders) {
-                    if (scenarios.contains(Scenario.S2) && applies(c, Scenario.S2, results)) {
-                        Results.Parallel p = Parallel.run(c, stores, plan);
-                        results.parallel.add(p);
-                        log(String.format(Locale.ROOT, "S2 %s: %.0f ops/s", c.name(), p.opsPerSecond()));
-                    }
-                    if (scenarios.contains(Scenario.S3) && applies(c, Scenario.S3, results)) {
-                        Results.Contended r = Contended.run(c, stores, plan);
-                        results.contended.add(r);
-                        log(String.format(
-                                Locale.ROOT,
-                                "S3 %s: %.0f grants/s, wait p99 %.2f ms, fairness %.2f",
-                                c.name(),
-                                r.grantsPerSecond(),
-                                r.p99WaitMillis(),
-                                r.fairness()));
-                    }
-                    if (scenarios.contains(Scenario.S4) && applies(c, Scenario.S4, results)) {
-                        Results.Handoff h = Handoff.run(c, stores, plan);
-                        results.handoff.add(h);
-                        log(String.format(
-                                Locale.ROOT,
-                                "S4 %s: p50 %.0f us, p99 %.0f us (%d hand-offs)",
-                                c.name(),
-                                h.p50Micros(),
-                                h.p99Micros(),
-                                h.handoffs()));
-                    }
-                    if (scenarios.contains(Scenario.S5) && applies(c, Scenario.S5, results)) {
-                        Results.Reentry e = Reentry.run(c, stores, plan);
-                        results.reentry.add(e);
-                        log(String.format(
-                                Locale.ROOT,
-                                "S5 %s: %.2f commands per re-entrant acquire, %.2f per release",
-                                c.name(),
-                                e.acquireCommands(),
-                                e.releaseCommands()));
-                    }
-                    if (scenarios.contains(Scenario.S6) && applies(c, Scenario.S6, results)) {
-                        Results.ManyLeases m = ManyLeases.run(c, stores, plan);
-                        results.manyLeases.add(m);
-                        log(String.format(
-                                Locale.ROOT,
-                                "S6 %s: %.2f commands per 100 leases per period, %.0f B heap per lease",
-                                c.name(),
-                                m.commandsPer100LeasesPerPeriod(),
-                                m.heapBytesPerLease()));
-                    }
+                    Step step = new Step(c, stores, plan, scenarios, results);
+                    step.run(Scenario.S2, Parallel::run, results.parallel, p -> fmt("%.0f ops/s", p.opsPerSecond()));
+                    step.run(
+                            Scenario.S3,
+                            Contended::run,
+                            results.contended,
+                            r -> fmt(
+                                    "%.0f grants/s, wait p99 %.2f ms, fairness %.2f",
+                                    r.grantsPerSecond(), r.p99WaitMillis(), r.fairness()));
+                    step.run(
+                            Scenario.S4,
+                            Handoff::run,
+                            results.handoff,
+                            h -> fmt(
+                                    "p50 %.0f us, p99 %.0f us (%d hand-offs)",
+                                    h.p50Micros(), h.p99Micros(), h.handoffs()));
+                    step.run(
+                            Scenario.S5,
+                            Reentry::run,
+                            results.reentry,
+                            e -> fmt(
+                                    "%.2f commands per re-entrant acquire, %.2f per release",
+                                    e.acquireCommands(), e.releaseCommands()));
+                    step.run(
+                            Scenario.S6,
+                            ManyLeases::run,
+                            results.manyLeases,
+                            m -> fmt(
+                                    "%.2f commands per 100 leases per period, %.0f B heap per lease",
+                                    m.commandsPer100LeasesPerPeriod(), m.heapBytesPerLease()));
                 }
             } finally {
                 stores.removeRunState();
@@ -150,6 +133,27 @@ public final class BenchMain {
                 .forEach(t ->
                         log("target [" + t.verdict() + "] " + t.store() + ": " + t.goal() + " -- " + t.measured()));
         return results;
+    }
+
+    /** One scenario's harness: runs one contender, returns its result. */
+    private interface Harness<R> {
+        R run(Contender contender, Stores stores, BenchPlan plan) throws Exception;
+    }
+
+    /** Runs the scenarios of one contender that were asked for and apply to it, recording and logging each. */
+    private record Step(Contender c, Stores stores, BenchPlan plan, Set<Scenario> scenarios, Results results) {
+        <R> void run(Scenario scenario, Harness<R> harness, List<R> into, Function<R, String> describe)
+                throws Exception {
+            if (scenarios.contains(scenario) && applies(c, scenario, results)) {
+                R result = harness.run(c, stores, plan);
+                into.add(result);
+                log(scenario + " " + c.name() + ": " + describe.apply(result));
+            }
+        }
+    }
+
+    private static String fmt(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
     }
 
     private static List<Contender> applicable(List<Contender> contenders, Scenario scenario, Results results) {
@@ -169,9 +173,5 @@ public final class BenchMain {
 
     private static void log(String line) {
         System.out.println("[bench] " + line);
-    }
-
-    static String usage() {
-        return Arrays.toString(Scenario.values());
     }
 }

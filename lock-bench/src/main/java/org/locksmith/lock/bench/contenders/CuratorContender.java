@@ -6,32 +6,20 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.locksmith.lock.bench.Contender;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
 
 /** Apache Curator's {@code InterProcessMutex}, on a Curator client with the same session timeout as ours (30 s). */
-public final class CuratorContender implements Contender {
+public final class CuratorContender extends Peer {
 
-    @Override
-    public String name() {
-        return "curator-mutex";
+    public CuratorContender() {
+        super("curator-mutex", StoreKind.ZOOKEEPER);
     }
 
     @Override
     public String description() {
         return "Apache Curator " + CuratorFramework.class.getPackage().getImplementationVersion()
                 + " InterProcessMutex (30 s session)";
-    }
-
-    @Override
-    public StoreKind store() {
-        return StoreKind.ZOOKEEPER;
-    }
-
-    @Override
-    public boolean ours() {
-        return false;
     }
 
     @Override

@@ -1,13 +1,11 @@
 package org.locksmith.lock.bench.contenders;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.bench.Contender;
 import org.locksmith.lock.bench.Scenario;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
 import org.redisson.Redisson;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -15,10 +13,11 @@ import org.redisson.config.Config;
  * Redisson's {@code RLock} (or its fair lock) with Redisson's defaults: lock without a lease time, so its watchdog
  * renews the lock (every third of {@code lockWatchdogTimeout}, 30 s by default; in S6 the scenario's lease).
  */
-public final class RedissonContender implements Contender {
+public final class RedissonContender extends Peer {
     private final boolean fair;
 
     private RedissonContender(boolean fair) {
+        super(fair ? "redisson-fair" : "redisson-rlock", StoreKind.REDIS);
         this.fair = fair;
     }
 
@@ -31,24 +30,9 @@ public final class RedissonContender implements Contender {
     }
 
     @Override
-    public String name() {
-        return fair ? "redisson-fair" : "redisson-rlock";
-    }
-
-    @Override
     public String description() {
         return "Redisson " + Redisson.class.getPackage().getImplementationVersion() + " "
                 + (fair ? "getFairLock" : "getLock") + " (RLock), watchdog renewal, default pools";
-    }
-
-    @Override
-    public StoreKind store() {
-        return StoreKind.REDIS;
-    }
-
-    @Override
-    public boolean ours() {
-        return false;
     }
 
     @Override
@@ -79,21 +63,8 @@ public final class RedissonContender implements Contender {
         return new Client() {
             @Override
             public Handle handle(String key) {
-                RLock lock = fair ? redisson.getFairLock(prefix + key) : redisson.getLock(prefix + key);
-                return new Handle() {
-                    @Override
-                    public void lock() throws InterruptedException {
-                        if (!lock.tryLock(GRANT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new IllegalStateException(
-                                    name() + " was not granted " + key + " within " + GRANT_TIMEOUT.toSeconds() + " s");
-                        }
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return new JucLockHandle(
+                        name(), key, fair ? redisson.getFairLock(prefix + key) : redisson.getLock(prefix + key));
             }
 
             @Override

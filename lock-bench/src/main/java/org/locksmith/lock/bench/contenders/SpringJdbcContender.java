@@ -7,9 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
-import org.locksmith.lock.bench.Contender;
 import org.locksmith.lock.bench.Scenario;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
@@ -21,27 +18,16 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * Spring Integration's {@code JdbcLockRegistry} over {@code DefaultLockRepository} with its MySQL schema, on a
  * HikariCP pool of 16 like ours, with its defaults: a 10 s TTL and a retry every 100 ms while the lock is taken.
  */
-public final class SpringJdbcContender implements Contender {
+public final class SpringJdbcContender extends Peer {
 
-    @Override
-    public String name() {
-        return "spring-jdbc";
+    public SpringJdbcContender() {
+        super("spring-jdbc", StoreKind.MYSQL);
     }
 
     @Override
     public String description() {
         return "Spring Integration " + JdbcLockRegistry.class.getPackage().getImplementationVersion()
                 + " JdbcLockRegistry (DefaultLockRepository, 100 ms retry, pool 16)";
-    }
-
-    @Override
-    public StoreKind store() {
-        return StoreKind.MYSQL;
-    }
-
-    @Override
-    public boolean ours() {
-        return false;
     }
 
     @Override
@@ -86,21 +72,7 @@ public final class SpringJdbcContender implements Contender {
         return new Client() {
             @Override
             public Handle handle(String key) {
-                Lock lock = registry.obtain(key);
-                return new Handle() {
-                    @Override
-                    public void lock() throws InterruptedException {
-                        if (!lock.tryLock(GRANT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new IllegalStateException(
-                                    name() + " was not granted " + key + " within " + GRANT_TIMEOUT.toSeconds() + " s");
-                        }
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return new JucLockHandle(name(), key, registry.obtain(key));
             }
 
             @Override

@@ -1,9 +1,6 @@
 package org.locksmith.lock.bench.contenders;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
-import org.locksmith.lock.bench.Contender;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
 import org.springframework.data.redis.connection.RedisPassword;
@@ -17,27 +14,16 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * on release rather than its default 100 ms spin), with its renewal scheduler so that a held lock outlives its
  * expiry (60 s by default; in S6 the scenario's lease).
  */
-public final class SpringRedisContender implements Contender {
+public final class SpringRedisContender extends Peer {
 
-    @Override
-    public String name() {
-        return "spring-redis";
+    public SpringRedisContender() {
+        super("spring-redis", StoreKind.REDIS);
     }
 
     @Override
     public String description() {
         return "Spring Integration " + RedisLockRegistry.class.getPackage().getImplementationVersion()
                 + " RedisLockRegistry (PUB_SUB_LOCK, Lettuce, renewal scheduler)";
-    }
-
-    @Override
-    public StoreKind store() {
-        return StoreKind.REDIS;
-    }
-
-    @Override
-    public boolean ours() {
-        return false;
     }
 
     @Override
@@ -63,21 +49,7 @@ public final class SpringRedisContender implements Contender {
         return new Client() {
             @Override
             public Handle handle(String key) {
-                Lock lock = registry.obtain(key);
-                return new Handle() {
-                    @Override
-                    public void lock() throws InterruptedException {
-                        if (!lock.tryLock(GRANT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new IllegalStateException(
-                                    name() + " was not granted " + key + " within " + GRANT_TIMEOUT.toSeconds() + " s");
-                        }
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return new JucLockHandle(name(), key, registry.obtain(key));
             }
 
             @Override
