@@ -121,13 +121,19 @@ public abstract class StoreCommands implements AutoCloseable {
         }
     }
 
-    /** Redis: counts client commands in the {@code MONITOR} stream between two markers. */
+    /**
+     * Redis: counts client commands in the {@code MONITOR} stream between two markers. The reader thread counts as
+     * lines arrive and keeps none, so that the stream costs the measured process no memory (S6 weighs its heap).
+     */
     private static final class RedisMonitor extends StoreCommands {
         private static final Pattern FROM_SCRIPT = Pattern.compile("^\\S+ \\[\\d+ lua\\] ");
+        private static final String READY = "lsbench-monitor-ready";
         private final Jedis monitor;
         private final Jedis markers;
-        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final LinkedBlockingQueue<Long> counts = new LinkedBlockingQueue<>();
         private final Thread reader;
+        private volatile String start = READY;
+        private volatile String end = READY;
         private int next;
 
         RedisMonitor(Stores stores) {
@@ -137,9 +143,19 @@ public abstract class StoreCommands implements AutoCloseable {
                     () -> {
                         try {
                             monitor.monitor(new JedisMonitor() {
+                                private long count = -1;
+
                                 @Override
-                                public void onCommand(String command) {
-                                    lines.add(command);
+                                public void onCommand(String line) {
+                                    if (line.contains('"' + end + '"')) {
+                                        counts.add(Math.max(0, count));
+                                        count = -1;
+                                    } else if (line.contains('"' + start + '"')) {
+                                        count = 0;
+                                    } else if (count >= 0
+                                            && !FROM_SCRIPT.matcher(line).find()) {
+                                        count++;
+                                    }
                                 }
                             });
                         } catch (RuntimeException closed) {
@@ -151,25 +167,15 @@ public abstract class StoreCommands implements AutoCloseable {
             reader.start();
             // MONITOR is on once it reports a command sent after it.
             try {
-                String ready = "lsbench-monitor-ready";
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (true) {
-                    markers.echo(ready);
-                    String line = lines.poll(100, TimeUnit.MILLISECONDS);
-                    while (line != null && !line.contains(ready)) {
-                        line = lines.poll(100, TimeUnit.MILLISECONDS);
-                    }
-                    if (line != null) {
-                        break;
-                    }
+                do {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("Redis MONITOR did not start within 10 s");
                     }
-                }
-                String line;
-                while ((line = lines.poll(200, TimeUnit.MILLISECONDS)) != null) {
-                    // drain the other "ready" markers
-                }
+                    markers.echo(READY);
+                } while (counts.poll(100, TimeUnit.MILLISECONDS) == null);
+                TimeUnit.MILLISECONDS.sleep(200); // lets the other "ready" echoes pass
+                counts.clear();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -178,28 +184,17 @@ public abstract class StoreCommands implements AutoCloseable {
 
         @Override
         protected long during(Op op) throws Exception {
-            String start = "lsbench-mark-" + next + "-start";
-            String end = "lsbench-mark-" + next++ + "-end";
+            int id = next++;
+            start = "lsbench-mark-" + id + "-start";
+            end = "lsbench-mark-" + id + "-end";
             markers.echo(start);
             op.run();
             markers.echo(end);
-            long count = 0;
-            boolean counting = false;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new IllegalStateException("Redis MONITOR never showed the end marker " + end);
-                }
-                if (line.contains('"' + end + '"')) {
-                    return count;
-                }
-                if (line.contains('"' + start + '"')) {
-                    counting = true;
-                } else if (counting && !FROM_SCRIPT.matcher(line).find()) {
-                    count++;
-                }
+            Long count = counts.poll(30, TimeUnit.SECONDS);
+            if (count == null) {
+                throw new IllegalStateException("Redis MONITOR never showed the end marker " + end);
             }
+            return count;
         }
 
         @Override

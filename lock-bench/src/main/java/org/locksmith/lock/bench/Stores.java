@@ -1,15 +1,17 @@
 package org.locksmith.lock.bench;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,8 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
+import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -33,8 +34,8 @@ import redis.clients.jedis.RedisProtocol;
  *
  * <p>Redis and MySQL are found as the tests find them: {@code LOCKSMITH_TEST_REDIS_URL} and {@code
  * LOCKSMITH_TEST_MYSQL_URL}, else the machine's services on their default ports. ZooKeeper is {@code
- * LOCKSMITH_TEST_ZOOKEEPER_URL} (its {@code srvr} four-letter word must be allowed) or, by default, curator-test's
- * in-process server, started by the run with ZooKeeper's defaults (the transaction log is fsynced). Every contender of
+ * LOCKSMITH_TEST_ZOOKEEPER_URL} (its {@code srvr} four-letter word must be allowed) or, by default, a ZooKeeper
+ * server JVM started by the run with ZooKeeper's defaults (the transaction log is fsynced). Every contender of
  * a store talks to the same server in the same run, so that ratios between them hold on a noisy machine.
  *
  * <p>A forked JMH JVM receives the same stores through {@link #systemProperties()} and {@link #fromSystemProperties()},
@@ -47,31 +48,35 @@ public final class Stores implements AutoCloseable {
     private final String mysqlUrl;
     private final String zookeeperConnect;
     private final String runId;
-    private final TestingServer embeddedZooKeeper;
+    private final Process zookeeperServer;
 
-    private Stores(String redisUrl, String mysqlUrl, String zookeeperConnect, String runId, TestingServer zk) {
+    private Stores(String redisUrl, String mysqlUrl, String zookeeperConnect, String runId, Process zk) {
         this.redisUrl = redisUrl;
         this.mysqlUrl = mysqlUrl;
         this.zookeeperConnect = zookeeperConnect;
         this.runId = runId;
-        this.embeddedZooKeeper = zk;
+        this.zookeeperServer = zk;
     }
 
-    /** Finds Redis and MySQL, starts the in-process ZooKeeper unless one is given, and checks all three answer. */
+    /** Finds Redis and MySQL, starts a ZooKeeper server JVM unless one is given, and checks all three answer. */
     public static Stores start() {
         String redis = env("LOCKSMITH_TEST_REDIS_URL", "redis://127.0.0.1:6379");
         String mysql = env("LOCKSMITH_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test");
         String zkUrl = System.getenv("LOCKSMITH_TEST_ZOOKEEPER_URL");
         String runId = "b" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-        TestingServer zk = null;
+        Process zk = null;
         String zkConnect;
         if (zkUrl != null && !zkUrl.isBlank()) {
             zkConnect = URI.create(zkUrl).getAuthority();
         } else {
-            zk = startZooKeeper();
-            zkConnect = zk.getConnectString();
+            int port = freePort();
+            zkConnect = "127.0.0.1:" + port;
+            zk = startZooKeeper(port);
         }
         Stores stores = new Stores(redis, mysql, zkConnect, runId, zk);
+        if (zk != null) {
+            stores.awaitZooKeeper(zk);
+        }
         try {
             stores.check();
         } catch (RuntimeException e) {
@@ -93,16 +98,73 @@ public final class Stores implements AutoCloseable {
                 P + "redis", redisUrl, P + "mysql", mysqlUrl, P + "zookeeper", zookeeperConnect, P + "runId", runId);
     }
 
-    private static TestingServer startZooKeeper() {
-        System.setProperty("zookeeper.4lw.commands.whitelist", "*");
-        System.setProperty("zookeeper.admin.enableServer", "false");
+    /**
+     * Starts ZooKeeper ({@code ZooKeeperServerMain}, the jars of this class path) in a JVM of its own, so that its
+     * data tree does not count against the heap S6 weighs in this process, and its threads do not share this JVM's
+     * safepoints. Default server settings (the transaction log is fsynced), bound to 127.0.0.1.
+     */
+    private static Process startZooKeeper(int port) {
         try {
-            File dir = Files.createTempDirectory("locksmith-bench-zk").toFile();
-            InstanceSpec spec = new InstanceSpec(
-                    dir, InstanceSpec.getRandomPort(), -1, -1, true, -1, -1, -1, Map.of(), "127.0.0.1");
-            return new TestingServer(spec, true);
-        } catch (Exception e) {
-            throw new IllegalStateException("Could not start the in-process ZooKeeper (curator-test): " + e, e);
+            Path dir = Files.createTempDirectory("locksmith-bench-zk");
+            Path config = dir.resolve("zoo.cfg");
+            Files.writeString(
+                    config,
+                    String.join(
+                            "\n",
+                            "tickTime=2000",
+                            "dataDir=" + dir.resolve("data"),
+                            "clientPort=" + port,
+                            "clientPortAddress=127.0.0.1",
+                            "maxClientCnxns=0",
+                            "4lw.commands.whitelist=srvr",
+                            "admin.enableServer=false",
+                            ""));
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return new ProcessBuilder(
+                            java,
+                            "-Xmx512m",
+                            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            "org.apache.zookeeper.server.ZooKeeperServerMain",
+                            config.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("server.log").toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not start a ZooKeeper server JVM: " + e, e);
+        }
+    }
+
+    private void awaitZooKeeper(Process zk) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                fourLetterWord("srvr");
+                return;
+            } catch (RuntimeException notYet) {
+                if (!zk.isAlive() || System.nanoTime() > deadline) {
+                    close();
+                    throw new IllegalStateException("The ZooKeeper server JVM did not answer on " + zookeeperConnect
+                            + " within 30 s" + (zk.isAlive() ? "" : " (it exited with " + zk.exitValue() + ")"));
+                }
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(100); // polling a starting server: there is nothing to wait on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                close();
+                throw new IllegalStateException("interrupted while starting ZooKeeper", e);
+            }
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -245,7 +307,7 @@ public final class Stores implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "ZooKeeper at " + zookeeperConnect + " does not answer '" + word
-                            + "': set LOCKSMITH_TEST_ZOOKEEPER_URL or leave it unset for the in-process server",
+                            + "': set LOCKSMITH_TEST_ZOOKEEPER_URL or leave it unset for a server started by the run",
                     e);
         }
     }
@@ -273,7 +335,7 @@ public final class Stores implements AutoCloseable {
                 .findFirst()
                 .orElse("?");
         versions.add("ZooKeeper " + zkVersion + " at " + zookeeperConnect
-                + (embeddedZooKeeper != null ? " (curator-test in-process server, fsync on)" : ""));
+                + (zookeeperServer != null ? " (a server JVM started by the run, default settings: fsync on)" : ""));
         return versions;
     }
 
@@ -312,11 +374,11 @@ public final class Stores implements AutoCloseable {
         } catch (SQLException e) {
             System.err.println("[bench] could not drop this run's MySQL tables: " + e);
         }
-        if (embeddedZooKeeper == null) {
+        if (zookeeperServer == null) {
             try (var curator = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
                     zookeeperConnect, 30_000, 5_000, new org.apache.curator.retry.RetryOneTime(100))) {
                 curator.start();
-                curator.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS);
+                curator.blockUntilConnected(10, TimeUnit.SECONDS);
                 for (String root : List.of("/lsbench-" + runId, "/lsbench-" + runId + "-curator")) {
                     if (curator.checkExists().forPath(root) != null) {
                         curator.delete().deletingChildrenIfNeeded().forPath(root);
@@ -353,11 +415,15 @@ public final class Stores implements AutoCloseable {
 
     @Override
     public void close() {
-        if (embeddedZooKeeper != null) {
+        if (zookeeperServer != null && zookeeperServer.isAlive()) {
+            zookeeperServer.destroy();
             try {
-                embeddedZooKeeper.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                if (!zookeeperServer.waitFor(10, TimeUnit.SECONDS)) {
+                    zookeeperServer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                zookeeperServer.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }
