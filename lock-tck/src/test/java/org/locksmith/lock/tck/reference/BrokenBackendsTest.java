@@ -147,6 +147,11 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
+        assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
     void leavesWaiterStateAfterInterrupt() throws Exception {
         assertCaught(BrokenTcks.LeaksWaiterOnInterrupt.class, "c06_interruption_interruptedWaiterLeavesNothing", null);
     }

@@ -103,6 +103,22 @@ final class BrokenTcks {
         }
     }
 
+    /**
+     * Declares BLOCKING_WAKEUP but polls every 150 ms: fast enough that a handoff measured at a fixed delay after
+     * the waiter's first attempt can land just before a poll, slow enough to dominate any real wake-up.
+     */
+    static class Poll150MsWakeup extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-poll-150ms-wakeup";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.POLL_WAKEUP_150MS);
+        }
+    }
+
     static class LeaksWaiterOnInterrupt extends MemoryTck {
         @Override
         String name() {

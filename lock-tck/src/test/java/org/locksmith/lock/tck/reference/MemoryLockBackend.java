@@ -31,6 +31,7 @@ final class MemoryLockBackend implements LockBackend {
         TIMED_ACQUIRE_OVERSHOOTS,
         NEVER_EXPIRES,
         SLOW_POLL_WAKEUP,
+        POLL_WAKEUP_150MS,
         LEAKS_WAITER_ON_INTERRUPT,
         UNFAIR_ORDER,
         CASE_INSENSITIVE_KEYS,
@@ -167,11 +168,12 @@ final class MemoryLockBackend implements LockBackend {
                 if (h != null && h.expiresAtNanos != Long.MAX_VALUE) {
                     wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
                 }
-                if (has(Defect.SLOW_POLL_WAKEUP)) {
-                    wait = Math.min(wait, TimeUnit.SECONDS.toNanos(1));
+                long poll = pollNanos();
+                if (poll > 0) {
+                    wait = Math.min(wait, poll);
                 }
                 try {
-                    if (has(Defect.SLOW_POLL_WAKEUP)) {
+                    if (poll > 0) {
                         // Not woken by releases: sleeps out its poll interval (uninterruptibly, like a sleep loop).
                         long until = System.nanoTime() + wait;
                         while (until - System.nanoTime() > 0
@@ -209,6 +211,17 @@ final class MemoryLockBackend implements LockBackend {
         } finally {
             store.lock.unlock();
         }
+    }
+
+    /** The poll interval of the polling defects (waiters not woken by releases); 0 for the correct wake-up. */
+    private long pollNanos() {
+        if (has(Defect.SLOW_POLL_WAKEUP)) {
+            return TimeUnit.SECONDS.toNanos(1);
+        }
+        if (has(Defect.POLL_WAKEUP_150MS)) {
+            return TimeUnit.MILLISECONDS.toNanos(150);
+        }
+        return 0;
     }
 
     private Object nextInLine(MemoryStore.KeyState ks) {
