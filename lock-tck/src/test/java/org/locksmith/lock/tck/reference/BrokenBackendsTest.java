@@ -88,6 +88,7 @@ class BrokenBackendsTest {
                 "c10_fencing_tokensRiseAcrossCrashedHolder",
                 "c11_lossDetection_stateDeleted",
                 "c12_fairness_arrivalOrder",
+                "c13_close_leaksNoThreads",
                 "c14_keys_distinctKeysNeverCollide");
         Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
         for (String t : tests) {
@@ -149,6 +150,15 @@ class BrokenBackendsTest {
     @Test
     void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
         assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
+    void closeLeavesALibraryThreadRunning() throws Exception {
+        try {
+            assertCaught(BrokenTcks.LeaksHousekeeperThread.class, "c13_close_leaksNoThreads", "-pool-housekeeper-");
+        } finally {
+            MemoryLockBackend.stopLeakedHousekeepers();
+        }
     }
 
     @Test

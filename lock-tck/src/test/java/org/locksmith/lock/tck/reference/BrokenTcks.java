@@ -170,6 +170,19 @@ final class BrokenTcks {
         }
     }
 
+    /** Starts a pool housekeeper thread per client and never stops it: close leaks a thread of a library. */
+    static class LeaksHousekeeperThread extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-housekeeper-thread";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_HOUSEKEEPER_THREAD);
+        }
+    }
+
     /** Correct, but leased without renewal: the reference for the in-JVM expiry contract. */
     static class ReferenceWithoutRenewal extends MemoryTck {
         @Override

@@ -35,7 +35,24 @@ final class MemoryLockBackend implements LockBackend {
         LEAKS_WAITER_ON_INTERRUPT,
         UNFAIR_ORDER,
         CASE_INSENSITIVE_KEYS,
-        RENEW_IGNORES_LOSS
+        RENEW_IGNORES_LOSS,
+        /** Starts a "connection pool housekeeper" thread per client, as pool libraries do, and never stops it. */
+        LEAKS_HOUSEKEEPER_THREAD
+    }
+
+    /** Housekeepers leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}, so that the meta-test can end them after. */
+    static final Set<Thread> LEAKED_HOUSEKEEPERS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private static final java.util.concurrent.atomic.AtomicInteger HOUSEKEEPERS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Ends every thread leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}. */
+    static void stopLeakedHousekeepers() throws InterruptedException {
+        for (Thread t : LEAKED_HOUSEKEEPERS) {
+            t.interrupt();
+            t.join(5_000);
+            LEAKED_HOUSEKEEPERS.remove(t);
+        }
     }
 
     static final Set<LockFeature> ALL = EnumSet.of(
@@ -65,6 +82,20 @@ final class MemoryLockBackend implements LockBackend {
         this.features = Set.copyOf(features);
         this.leaseTime = leaseTime;
         this.defects = defects.isEmpty() ? Set.of() : EnumSet.copyOf(defects);
+        if (has(Defect.LEAKS_HOUSEKEEPER_THREAD)) {
+            // Named after the thread that opens the client, as ZooKeeper's client names its threads: the leak check
+            // must rely on no name (here it even starts with the name of the TCK's own thread).
+            Thread housekeeper = new Thread(
+                    () -> {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                        }
+                    },
+                    Thread.currentThread().getName() + "-pool-housekeeper-" + HOUSEKEEPERS.incrementAndGet());
+            housekeeper.setDaemon(true);
+            LEAKED_HOUSEKEEPERS.add(housekeeper);
+            housekeeper.start();
+        }
     }
 
     @Override
