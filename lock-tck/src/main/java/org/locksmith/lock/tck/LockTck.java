@@ -314,6 +314,11 @@ public abstract class LockTck {
         new LeaseContract(env).lostByStateDeletion();
     }
 
+    @Test
+    public void c11_lossDetection_leaseExpired() throws Exception {
+        new LeaseContract(env).lostByExpiry();
+    }
+
     // ---- c12 Fairness ---------------------------------------------------------------------------------------
 
     @Test

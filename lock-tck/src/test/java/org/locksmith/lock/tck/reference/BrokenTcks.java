@@ -183,6 +183,43 @@ final class BrokenTcks {
         }
     }
 
+    /**
+     * Declares LEASE_EXPIRY, AUTO_RENEWAL and LOSS_DETECTION, but its renewal reports every lease renewed while the
+     * store is unreachable: the store lets the lease expire, the holder is never told.
+     */
+    static class RenewSwallowsOutage extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renew-swallows-outage";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEW_SWALLOWS_OUTAGE);
+        }
+    }
+
+    /**
+     * Declares LEASE_EXPIRY and LOSS_DETECTION (no renewal); the store lets leases expire, but the backend tells the
+     * core no lease time and never reports the expiry: the lease stays valid and no listener fires.
+     */
+    static class ExpiresSilently extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-expires-silently";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return WITHOUT_RENEWAL;
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.EXPIRES_SILENTLY);
+        }
+    }
+
     /** Correct, but leased without renewal: the reference for the in-JVM expiry contract. */
     static class ReferenceWithoutRenewal extends MemoryTck {
         @Override

@@ -37,7 +37,14 @@ final class MemoryLockBackend implements LockBackend {
         CASE_INSENSITIVE_KEYS,
         RENEW_IGNORES_LOSS,
         /** Starts a "connection pool housekeeper" thread per client, as pool libraries do, and never stops it. */
-        LEAKS_HOUSEKEEPER_THREAD
+        LEAKS_HOUSEKEEPER_THREAD,
+        /** renew() swallows the store's failure and reports every lease renewed, as if it had reached the store. */
+        RENEW_SWALLOWS_OUTAGE,
+        /**
+         * The store expires leases, but the backend tells the core nothing: leaseTime() is zero and an expired grant
+         * is never reported lost.
+         */
+        EXPIRES_SILENTLY
     }
 
     /** Housekeepers leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}, so that the meta-test can end them after. */
@@ -110,6 +117,11 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public Duration leaseTime() {
+        return has(Defect.EXPIRES_SILENTLY) ? Duration.ZERO : storeLeaseTime();
+    }
+
+    /** How long the store keeps a grant without renewal; zero for never. */
+    private Duration storeLeaseTime() {
         return features.contains(LockFeature.LEASE_EXPIRY) ? leaseTime : Duration.ZERO;
     }
 
@@ -137,7 +149,9 @@ final class MemoryLockBackend implements LockBackend {
             if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
                 store.crashCounters.remove(key);
             }
-            h.request.reportLost("lease expired", null);
+            if (!has(Defect.EXPIRES_SILENTLY)) {
+                h.request.reportLost("lease expired", null);
+            }
             store.changed.signalAll();
         }
     }
@@ -307,6 +321,9 @@ final class MemoryLockBackend implements LockBackend {
     public List<BackendLease> renew(List<BackendLease> leases) {
         store.lock.lock();
         try {
+            if (store.down && has(Defect.RENEW_SWALLOWS_OUTAGE)) {
+                return List.of(); // the bug: "could not reach the store" read as "nothing was lost"
+            }
             checkUp();
             List<BackendLease> lost = new ArrayList<>();
             long now = System.nanoTime();
@@ -319,9 +336,9 @@ final class MemoryLockBackend implements LockBackend {
                 if ((ks == null || ks.holder != g) && !has(Defect.RENEW_IGNORES_LOSS)) {
                     lost.add(g);
                 } else {
-                    g.expiresAtNanos = leaseTime().isZero()
+                    g.expiresAtNanos = storeLeaseTime().isZero()
                             ? Long.MAX_VALUE
-                            : now + leaseTime().toNanos();
+                            : now + storeLeaseTime().toNanos();
                 }
             }
             return lost;
@@ -349,8 +366,9 @@ final class MemoryLockBackend implements LockBackend {
             this.request = request;
             this.confirmedAt = now;
             this.token = token;
-            this.expiresAtNanos =
-                    leaseTime().isZero() ? Long.MAX_VALUE : now + leaseTime().toNanos();
+            this.expiresAtNanos = storeLeaseTime().isZero()
+                    ? Long.MAX_VALUE
+                    : now + storeLeaseTime().toNanos();
         }
 
         boolean expires(long now) {
