@@ -1,10 +1,13 @@
 package org.locksmith.lock.tck.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.locksmith.lock.LockFeature;
 
@@ -113,11 +119,52 @@ public final class TckResults {
         return map;
     }
 
-    /** Writes {@code run} as JSON and regenerates the table from all JSON files in {@code dir}. */
-    public static synchronized void write(Path dir, BackendRun run) throws IOException {
+    /** The file locked while a result is written and the table rebuilt, so that builds in parallel take turns. */
+    public static final String LOCK_FILE = ".semantics.lock";
+
+    /** How long a writer waits for another JVM's turn before giving up (the report is then not written). */
+    private static final long LOCK_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** File locks belong to the whole JVM: threads of one JVM take turns here first. */
+    private static final ReentrantLock IN_THIS_JVM = new ReentrantLock();
+
+    /**
+     * Writes {@code run} as JSON and regenerates the table from all JSON files in {@code dir}. Safe when several
+     * JVMs write into one directory at once (a parallel build, {@code mvn -T}): each file is written to a temporary
+     * file and moved into place, so readers never see half a file, and the JSON write and the table rebuild happen
+     * under a lock on {@value #LOCK_FILE}, so that the last table written lists every result written before it.
+     *
+     * @throws IOException if the directory cannot be written, or another JVM holds the lock for 30 s
+     */
+    public static void write(Path dir, BackendRun run) throws IOException {
         Files.createDirectories(dir);
         String file = safe(run.backend()) + "--" + safe(run.testClass()) + ".json";
-        atomicWrite(dir.resolve(file), toJson(run));
+        IN_THIS_JVM.lock();
+        try (FileChannel channel =
+                        FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = lock(channel, dir)) {
+            atomicWrite(dir.resolve(file), toJson(run));
+            atomicWrite(dir.resolve(TABLE), table(readAll(dir)));
+        } finally {
+            IN_THIS_JVM.unlock();
+        }
+    }
+
+    private static FileLock lock(FileChannel channel, Path dir) throws IOException {
+        long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("another JVM has held " + dir.resolve(LOCK_FILE) + " for 30 s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    private static List<BackendRun> readAll(Path dir) throws IOException {
         List<BackendRun> runs = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p :
@@ -129,7 +176,7 @@ public final class TckResults {
                 }
             }
         }
-        atomicWrite(dir.resolve(TABLE), table(runs));
+        return runs;
     }
 
     private static void atomicWrite(Path target, String text) throws IOException {
