@@ -20,7 +20,10 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.tck.TckTimings;
 
-/** Contract 13: close releases leases, fails waiters promptly, leaks no threads, and ends all further use. */
+/**
+ * Contract 13: close releases leases, fails waiters promptly, leaks no threads or connections, and ends all further
+ * use.
+ */
 public final class CloseContract {
     private final TckEnv env;
 
@@ -165,6 +168,44 @@ public final class CloseContract {
                                             + "or its libraries started (shut pools and executors down, close the store client)");
                         }
                     });
+        } catch (ConditionTimeoutException e) {
+            throw e.getCause() instanceof AssertionError leak ? leak : new AssertionError(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * c13: closing clients closes their connections to the store, counted by the test's {@link
+     * org.locksmith.lock.tck.LockTck#openConnections()} hook: once both clients, one of which held a key and one of
+     * which gave up waiting for it, are closed, the count must return to what it was before they were opened.
+     */
+    public void leaksNoConnections() throws Exception {
+        int before = env.requireOpenConnections();
+        LockClient holder = env.client("H");
+        LockClient a = env.client("A");
+        String key = env.key("close-connections");
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        assertThat(a.lock(key).tryAcquire(Duration.ofMillis(50)))
+                .as(env.at(a, key) + "a timed waiter while H holds the key")
+                .isEmpty();
+        try (LockLease other = a.lock(env.key("close-connections-2")).acquire(Duration.ofSeconds(5))) {
+            assertThat(other.isValid()).isTrue();
+        }
+        int open = env.openConnections().orElse(before);
+        env.note("store connections of two open clients", open - before);
+        held.release();
+        a.close();
+        holder.close();
+        Duration bound =
+                TckEnv.allow(env.timings().operationTimeout().multipliedBy(2).plus(Duration.ofSeconds(1)));
+        try {
+            Awaitility.await("connections of the closed clients to close")
+                    .atMost(bound)
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(env.openConnections().orElse(before))
+                            .as(env.at(a, key) + "connections to the store " + bound.toMillis() + " ms (operation "
+                                    + "timeout x 2 + 1 s, x factor) after clients H and A were closed; " + before
+                                    + " before they were opened, " + open + " while they were open")
+                            .isLessThanOrEqualTo(before));
         } catch (ConditionTimeoutException e) {
             throw e.getCause() instanceof AssertionError leak ? leak : new AssertionError(e.getMessage(), e);
         }

@@ -91,6 +91,7 @@ class BrokenBackendsTest {
                 "c11_lossDetection_leaseExpired",
                 "c12_fairness_arrivalOrder",
                 "c13_close_leaksNoThreads",
+                "c13_close_leaksNoConnections",
                 "c14_keys_distinctKeysNeverCollide");
         Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
         for (String t : tests) {
@@ -161,6 +162,11 @@ class BrokenBackendsTest {
         } finally {
             MemoryLockBackend.stopLeakedHousekeepers();
         }
+    }
+
+    @Test
+    void closeLeavesAConnectionOpen() throws Exception {
+        assertCaught(BrokenTcks.LeaksConnection.class, "c13_close_leaksNoConnections", "connections to the store");
     }
 
     @Test

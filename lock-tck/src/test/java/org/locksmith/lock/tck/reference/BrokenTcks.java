@@ -183,6 +183,19 @@ final class BrokenTcks {
         }
     }
 
+    /** close() forgets to close the client's connection to the store. */
+    static class LeaksConnection extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-connection";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_CONNECTION);
+        }
+    }
+
     /**
      * Declares LEASE_EXPIRY, AUTO_RENEWAL and LOSS_DETECTION, but its renewal reports every lease renewed while the
      * store is unreachable: the store lets the lease expire, the holder is never told.

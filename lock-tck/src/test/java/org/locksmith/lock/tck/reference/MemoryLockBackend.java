@@ -38,6 +38,8 @@ final class MemoryLockBackend implements LockBackend {
         RENEW_IGNORES_LOSS,
         /** Starts a "connection pool housekeeper" thread per client, as pool libraries do, and never stops it. */
         LEAKS_HOUSEKEEPER_THREAD,
+        /** close() forgets to close its "connection" to the store. */
+        LEAKS_CONNECTION,
         /** renew() swallows the store's failure and reports every lease renewed, as if it had reached the store. */
         RENEW_SWALLOWS_OUTAGE,
         /**
@@ -89,6 +91,7 @@ final class MemoryLockBackend implements LockBackend {
         this.features = Set.copyOf(features);
         this.leaseTime = leaseTime;
         this.defects = defects.isEmpty() ? Set.of() : EnumSet.copyOf(defects);
+        store.connections.incrementAndGet();
         if (has(Defect.LEAKS_HOUSEKEEPER_THREAD)) {
             // Named after the thread that opens the client, as ZooKeeper's client names its threads: the leak check
             // must rely on no name (here it even starts with the name of the TCK's own thread).
@@ -349,7 +352,10 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        // Nothing to close: the store belongs to the test.
+        // The store belongs to the test; only this client's "connection" to it ends.
+        if (!has(Defect.LEAKS_CONNECTION)) {
+            store.connections.decrementAndGet();
+        }
     }
 
     /** One grant in the store. */
