@@ -96,9 +96,6 @@ public final class CloseContract {
             "Signal Dispatcher",
             "Common-Cleaner",
             "Keep-Alive-Timer",
-            "awaitility",
-            "junit-",
-            "surefire-",
             "mysql-cj-abandoned-connection-cleanup");
 
     /**
@@ -111,8 +108,9 @@ public final class CloseContract {
      * thread factories created on it, such as {@link java.util.concurrent.Executors#defaultThreadFactory()}), so
      * whatever the clients start lands in that group, while threads the test's own servers start meanwhile do not (an
      * in-process ZooKeeper server starts its worker threads lazily, as requests arrive). A thread counts as leaked if
-     * it did not exist before the first client was opened, belongs to the group, is not one of the two threads the
-     * TCK starts there or one of {@link #NOT_THE_CLIENTS}, and is still alive once the operation timeout has passed twice (plus a second) after close.
+     * it did not exist before the first client was opened, belongs to the group, is neither one of the two threads
+     * the TCK starts there nor one of {@link #NOT_THE_CLIENTS}, and is still alive once twice the operation timeout
+     * plus a second has passed after close.
      */
     public void leaksNoThreads() throws Exception {
         Set<Thread> before = liveThreads();
@@ -155,17 +153,19 @@ public final class CloseContract {
                     .pollInSameThread()
                     .untilAsserted(() -> {
                         List<Thread> leaked = liveThreads().stream()
-                                .filter(th ->
-                                        !before.contains(th) && startedBy(th, clientThreads) && !notTheClients(th))
+                                .filter(th -> !before.contains(th)
+                                        && !tckThreads.contains(th)
+                                        && startedBy(th, clientThreads)
+                                        && !notTheClients(th))
                                 .toList();
                         if (!leaked.isEmpty()) {
-                            throw new AssertionError(
-                                    env.at(clientA.get(), key) + leaked.size() + " thread(s) started "
-                                            + "while clients H and A were open still run " + bound.toMillis() + " ms "
-                                            + "(operation timeout x 2 + 1 s, x factor) after both were closed: "
-                                            + describe(leaked)
-                                            + ". Closing a client must stop every thread it, its backend "
-                                            + "or its libraries started (shut pools and executors down, close the store client)");
+                            throw new AssertionError(env.at(clientA.get(), key) + leaked.size() + " thread(s) started "
+                                    + "while clients H and A were open still run " + bound.toMillis() + " ms "
+                                    + "(operation timeout x 2 + 1 s, x factor) after both were closed: "
+                                    + describe(leaked)
+                                    + ". Closing a client must stop every thread it, its backend "
+                                    + "or its libraries started (shut pools and executors down, close "
+                                    + "the store client)");
                         }
                     });
         } catch (ConditionTimeoutException e) {
