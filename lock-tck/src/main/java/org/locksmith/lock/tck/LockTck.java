@@ -81,6 +81,17 @@ public abstract class LockTck {
         return OptionalInt.empty();
     }
 
+    /**
+     * How many connections (sockets, sessions) to the store the clients of this test class hold right now, counted
+     * where the store can see them if possible: {@code CLIENT LIST} entries with your clients' names in Redis, rows
+     * of your user in MySQL's processlist, {@code cons} in ZooKeeper, or a pool's open connections; empty if the
+     * test cannot count them. The close contract checks that closing clients brings the count back to what it was
+     * before they were opened.
+     */
+    protected OptionalInt openConnections() {
+        return OptionalInt.empty();
+    }
+
     /** The times the clients are configured with and the allowances granted; {@link TckTimings#defaults()}. */
     protected TckTimings timings() {
         return TckTimings.defaults();
@@ -109,6 +120,11 @@ public abstract class LockTck {
                     @Override
                     public OptionalInt storeEntries(String key) {
                         return LockTck.this.storeEntries(key);
+                    }
+
+                    @Override
+                    public OptionalInt openConnections() {
+                        return LockTck.this.openConnections();
                     }
 
                     @Override
@@ -314,6 +330,11 @@ public abstract class LockTck {
         new LeaseContract(env).lostByStateDeletion();
     }
 
+    @Test
+    public void c11_lossDetection_leaseExpired() throws Exception {
+        new LeaseContract(env).lostByExpiry();
+    }
+
     // ---- c12 Fairness ---------------------------------------------------------------------------------------
 
     @Test
@@ -336,6 +357,11 @@ public abstract class LockTck {
     @Test
     public void c13_close_leaksNoThreads() throws Exception {
         new CloseContract(env).leaksNoThreads();
+    }
+
+    @Test
+    public void c13_close_leaksNoConnections() throws Exception {
+        new CloseContract(env).leaksNoConnections();
     }
 
     @Test

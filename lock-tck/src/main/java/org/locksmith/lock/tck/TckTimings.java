@@ -14,8 +14,10 @@ import java.util.Objects;
  *     org.locksmith.lock.LockFeature#SESSION_BOUND}); the time to the next grant after a holder dies
  * @param operationTimeout how long an operation may take to fail with {@code LockBackendException} when the store
  *     is unreachable (the client's configured timeout)
- * @param handoff how long a waiter may take to be granted after a release (where {@code BLOCKING_WAKEUP} is
- *     declared, the TCK also checks that no poll interval dominates it)
+ * @param handoff how long a waiter may take to be granted after a release: the median over several handoffs, each
+ *     released at a different phase of any poll the waiter might make, must stay within it where {@code
+ *     BLOCKING_WAKEUP} is declared (a store that wakes its waiters takes a few ms; a poll every 100 ms or more
+ *     cannot stay within the default), and it is the slack for one grant in the expiry and session bounds
  * @param deadlineOvershoot how much later than asked a timed acquire may give up
  */
 public record TckTimings(
@@ -36,13 +38,13 @@ public record TckTimings(
         Objects.requireNonNull(deadlineOvershoot, "deadlineOvershoot");
     }
 
-    /** Lease 1 s, session 2 s, operations 2 s, hand-off 100 ms (median), overshoot 250 ms. */
+    /** Lease 1 s, session 2 s, operations 2 s, hand-off 25 ms (median), overshoot 250 ms. */
     public static TckTimings defaults() {
         return new TckTimings(
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(2),
-                Duration.ofMillis(100),
+                Duration.ofMillis(25),
                 Duration.ofMillis(250));
     }
 

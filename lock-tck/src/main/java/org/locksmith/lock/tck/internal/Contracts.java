@@ -1,6 +1,9 @@
 package org.locksmith.lock.tck.internal;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.locksmith.lock.LockFeature;
 
 /** The sixteen contracts of DESIGN.md "Semantics the TCK enforces", by number; test names start with their id. */
 public final class Contracts {
@@ -24,6 +27,26 @@ public final class Contracts {
             "Keys",
             "Unavailable store",
             "Cleanup");
+
+    /**
+     * The feature that gates each contract (DESIGN.md names it after the contract): a backend that does not declare
+     * it has that contract's feature tests skipped, and the report says "not declared" for the contract, never
+     * "pass", whatever the tests of the undeclared side did. Sub-features (DURABLE_FENCING inside c10,
+     * SESSION_BOUND or LEASE_EXPIRY inside c11) do not gate their contract.
+     */
+    private static final Map<String, LockFeature> GATES = Map.of(
+            "c03", LockFeature.REENTRANT,
+            "c07", LockFeature.LEASE_EXPIRY,
+            "c08", LockFeature.AUTO_RENEWAL,
+            "c09", LockFeature.SESSION_BOUND,
+            "c10", LockFeature.FENCING,
+            "c11", LockFeature.LOSS_DETECTION,
+            "c12", LockFeature.FAIR);
+
+    /** The feature contract {@code id} ("c10") is gated by, or empty if every backend must keep it. */
+    public static Optional<LockFeature> gate(String id) {
+        return Optional.ofNullable(GATES.get(id));
+    }
 
     /** "c05" for a test named "c05_deadlines_...", or null if the name does not start with a contract id. */
     public static String idOf(String testName) {

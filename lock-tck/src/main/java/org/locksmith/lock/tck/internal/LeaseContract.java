@@ -6,8 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
@@ -204,6 +209,127 @@ public final class LeaseContract {
         env.requireFeature(LockFeature.LOSS_DETECTION);
         env.requireFault(LockFaults.Fault.DELETE_LOCK_STATE);
         lost("state deleted", (a, key) -> env.faults().deleteLockState(key));
+    }
+
+    /**
+     * c11, a lease that runs out (LEASE_EXPIRY and LOSS_DETECTION): a holder whose lease is not renewed loses it once
+     * its lease time has passed; the lease turns invalid, its listeners fire exactly once, another client is granted
+     * the key, and the holder's release throws {@link LockLostException}.
+     *
+     * <p>Without AUTO_RENEWAL nothing renews the lease: the holder just keeps it. With AUTO_RENEWAL a live client
+     * renews, so the renewals are stopped by a store outage (STORE_OUTAGE), held until the loss is seen: the client
+     * can no longer confirm its lease and must report it lost once the lease time since the last confirmation has
+     * run out, never keep it valid on the strength of renewals that did not reach the store. A backend declaring
+     * AUTO_RENEWAL without offering STORE_OUTAGE skips this test: the TCK has no other clean way to stop a live
+     * client's renewals (deleting the lock state is {@code c11_lossDetection_stateDeleted}, killing a worker that
+     * holds is c07).
+     */
+    public void lostByExpiry() throws Exception {
+        env.requireFeature(LockFeature.LOSS_DETECTION);
+        env.requireFeature(LockFeature.LEASE_EXPIRY);
+        boolean renewed = env.has(LockFeature.AUTO_RENEWAL);
+        if (renewed) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(
+                    env.canInflict(LockFaults.Fault.STORE_OUTAGE),
+                    "fault not offered: STORE_OUTAGE (with AUTO_RENEWAL declared, only an outage stops the renewals"
+                            + " of a live holder)");
+        }
+        String how = renewed
+                ? "its renewals stopped by a store outage (STORE_OUTAGE) for longer than the lease"
+                : "it was not renewed (no AUTO_RENEWAL) for longer than the lease";
+        LockClient a = env.client("A");
+        String key = env.key("expired");
+        long start = System.nanoTime();
+        LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));
+        AtomicInteger fired = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong firedAt = new java.util.concurrent.atomic.AtomicLong();
+        lease.onLost(e -> {
+            firedAt.compareAndSet(0, System.nanoTime());
+            fired.incrementAndGet();
+        });
+        lease.onLost(e -> second.incrementAndGet());
+        // The last confirmation may come just before the outage, and a renewal blocked in the store may take the
+        // operation timeout before the client can act on the lease running out.
+        Duration bound = TckEnv.allow(
+                t().leaseTime().multipliedBy(2).plus(t().operationTimeout()).plus(Duration.ofSeconds(1)));
+        LockFaults.Outage outage = renewed ? env.faults().beginOutage() : null;
+        try {
+            awaitAsserted(bound, () -> {
+                assertThat(lease.isValid())
+                        .as(env.at(a, key) + "isValid() " + bound.toMillis() + " ms after the lease of "
+                                + t().leaseTime().toMillis() + " ms was granted, " + how)
+                        .isFalse();
+                assertThat(fired.get())
+                        .as(env.at(a, key) + "onLost listener calls " + bound.toMillis() + " ms after the lease of "
+                                + t().leaseTime().toMillis() + " ms was granted, " + how)
+                        .isEqualTo(1);
+            });
+        } finally {
+            if (outage != null) {
+                outage.close();
+            }
+        }
+        env.note("lease granted -> onLost after expiry (ms)", TimeUnit.NANOSECONDS.toMillis(firedAt.get() - start));
+        LockClient b = env.client("B");
+        AtomicReference<Throwable> lastFailure = new AtomicReference<>();
+        try {
+            Awaitility.await("c11 the expired key granted to another client")
+                    .atMost(TckEnv.allow(t().operationTimeout().multipliedBy(3)))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        try {
+                            Optional<LockLease> next = b.lock(key).tryAcquire();
+                            next.ifPresent(LockLease::release);
+                            return next.isPresent();
+                        } catch (LockBackendException storeStillRecovering) {
+                            lastFailure.set(storeStillRecovering);
+                            return false;
+                        }
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    env.at(b, key) + "was not granted the key whose lease ran out (" + how
+                            + ") and was reported lost; last store failure: " + lastFailure.get(),
+                    e);
+        }
+        assertThatThrownBy(lease::release)
+                .as(env.at(a, key) + "release of a lease reported lost after it expired")
+                .isInstanceOf(LockLostException.class);
+        // Another client took the key and the holder released: a second report of the loss must not fire again.
+        Duration quiet = Duration.ofMillis(Math.min(1000, t().leaseTime().toMillis() / 2 + 100));
+        awaitAsserted(quiet.plus(Duration.ofSeconds(1)), quiet, () -> {
+            assertThat(fired.get())
+                    .as(env.at(a, key) + "onLost calls after the expiry (exactly once)")
+                    .isEqualTo(1);
+            assertThat(second.get())
+                    .as(env.at(a, key) + "second listener calls after the expiry (exactly once)")
+                    .isEqualTo(1);
+        });
+        AtomicInteger late = new AtomicInteger();
+        lease.onLost(e -> late.incrementAndGet());
+        assertThat(late.get())
+                .as(env.at(a, key) + "a listener registered after the loss is called at once")
+                .isEqualTo(1);
+    }
+
+    /** Awaits the assertions for up to {@code bound}; on timeout throws the last assertion's own message. */
+    private static void awaitAsserted(Duration bound, org.awaitility.core.ThrowingRunnable assertions) {
+        awaitAsserted(bound, Duration.ZERO, assertions);
+    }
+
+    /** As above, and the assertions must keep holding for {@code during} (zero: once is enough). */
+    private static void awaitAsserted(
+            Duration bound, Duration during, org.awaitility.core.ThrowingRunnable assertions) {
+        var await = Awaitility.await().atMost(bound).pollInterval(Duration.ofMillis(20));
+        if (!during.isZero()) {
+            await = await.during(during);
+        }
+        try {
+            await.untilAsserted(assertions);
+        } catch (ConditionTimeoutException e) {
+            throw e.getCause() instanceof AssertionError failed ? failed : new AssertionError(e.getMessage(), e);
+        }
     }
 
     private interface Fault {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -305,28 +306,61 @@ public final class MutualExclusionContract {
                 .isLessThan(TckEnv.allow(env.timings().operationTimeout()).toNanos());
     }
 
+    /** Rounds of the handoff measurement: the median of 11 shrugs off a few slow handoffs on a loaded machine. */
+    static final int HANDOFF_ROUNDS = 11;
+
+    /** The shortest delay from the waiter's first attempt to the release: time to reach its blocking wait. */
+    static final Duration HANDOFF_SETTLE = Duration.ofMillis(100);
+
     /**
-     * Client A holds, client B waits; the time from the start of A's release() to B's grant is measured several
-     * times. With BLOCKING_WAKEUP the median must be within {@code timings().handoff()}: a fixed poll interval would
-     * dominate it, while one slow handoff from load noise does not move a median.
+     * The release delays are spread over this range after {@link #HANDOFF_SETTLE}, one per stratum, shuffled. A
+     * waiter polling every P ms sees a release at a phase of its poll that is spread over the range too: for any P
+     * of 100 ms or more, fewer than half of the rounds land within 25 ms before a poll, so its median stays above
+     * the default allowance, whereas a fixed delay lines up with a poll (every handoff of a 150 ms poller released
+     * 100 ms after its first attempt took 50 ms).
+     */
+    static final Duration HANDOFF_SPREAD = Duration.ofMillis(250);
+
+    /**
+     * Client A holds, client B waits; the time from the start of A's release() to B's grant is measured {@value
+     * #HANDOFF_ROUNDS} times, each release 100 to 350 ms after the waiter's first attempt, at delays spread evenly
+     * over that range in random order. With BLOCKING_WAKEUP the median must be within {@code timings().handoff()}: a
+     * waiter woken by the store is granted within a few ms of any release, while a poll interval's phase cannot line
+     * up with every release, and one slow handoff from load noise does not move a median.
      */
     public void handoffLatency() throws Exception {
         LockClient a = env.client("A");
         LockClient b = env.client("B");
         String key = env.key("handoff");
-        int rounds = 7;
+        List<Integer> strata = new ArrayList<>();
+        for (int i = 0; i < HANDOFF_ROUNDS; i++) {
+            strata.add(i);
+        }
+        Collections.shuffle(strata, ThreadLocalRandom.current());
         List<Long> latencies = new ArrayList<>();
-        for (int r = 0; r < rounds; r++) {
+        List<Long> delays = new ArrayList<>();
+        for (int r = 0; r < HANDOFF_ROUNDS; r++) {
             LockLease held = Probes.acquireWithin(env, a, key, Duration.ofSeconds(10), "(free key, handoff round)")
                     .value();
+            CountDownLatch attempting = new CountDownLatch(1);
             Future<Long> waiter = env.fork(() -> {
+                attempting.countDown();
                 try (LockLease l = b.lock(key).acquire(Duration.ofSeconds(30))) {
                     return System.nanoTime();
                 }
             });
-            // Let the waiter reach its blocking wait: a handoff to a waiter still making its first attempt would
-            // measure the attempt, not the wake-up. Not every store shows its waiters, so this is a fixed settle.
-            Thread.sleep(100);
+            if (!attempting.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError(env.at(b, key) + "the waiter thread did not start within 10 s");
+            }
+            // A deliberate delay, not a wait for a condition: it sets the phase of the release relative to the
+            // waiter's first attempt (and so to any poll it makes), and lets it reach its blocking wait (not every
+            // store shows its waiters).
+            long delay = HANDOFF_SETTLE.toNanos()
+                    + (long) ((strata.get(r) + ThreadLocalRandom.current().nextDouble())
+                            * HANDOFF_SPREAD.toNanos()
+                            / HANDOFF_ROUNDS);
+            TimeUnit.NANOSECONDS.sleep(delay);
+            delays.add(delay);
             long releasedAt = System.nanoTime();
             held.release();
             long grantedAt;
@@ -346,7 +380,9 @@ public final class MutualExclusionContract {
                 ? TckEnv.allow(env.timings().handoff())
                 : TckEnv.allow(env.timings().handoff().plus(Duration.ofSeconds(2)));
         assertThat(median)
-                .as(env.at(b, key) + "median handoff latency over " + rounds + " handoffs " + describe(latencies)
+                .as(env.at(b, key) + "median handoff latency over " + HANDOFF_ROUNDS + " handoffs "
+                        + describe(latencies)
+                        + ", released " + describe(delays) + " after the waiter's first attempt,"
                         + (blocking
                                 ? " must be within timings().handoff() x factor = " + bound.toMillis()
                                         + " ms (BLOCKING_WAKEUP declared: a poll interval must not dominate)"
@@ -357,7 +393,7 @@ public final class MutualExclusionContract {
     private static String describe(List<Long> nanos) {
         StringBuilder s = new StringBuilder("[");
         for (Long n : nanos) {
-            s.append(s.length() > 1 ? ", " : "").append(String.format("%.1f", n / 1e6));
+            s.append(s.length() > 1 ? ", " : "").append(String.format(java.util.Locale.ROOT, "%.1f", n / 1e6));
         }
         return s.append("] ms").toString();
     }

@@ -46,6 +46,11 @@ public final class TckEnv implements AutoCloseable {
 
         OptionalInt storeEntries(String key);
 
+        /** Connections the clients hold to the store; empty if the test cannot count them. */
+        default OptionalInt openConnections() {
+            return OptionalInt.empty();
+        }
+
         TckTimings timings();
     }
 
@@ -167,6 +172,16 @@ public final class TckEnv implements AutoCloseable {
     public int requireStoreEntries(String key) {
         OptionalInt n = hooks.storeEntries(key);
         Assumptions.assumeTrue(n.isPresent(), "store not inspectable: storeEntries(key) is empty");
+        return n.getAsInt();
+    }
+
+    public OptionalInt openConnections() {
+        return hooks.openConnections();
+    }
+
+    public int requireOpenConnections() {
+        OptionalInt n = hooks.openConnections();
+        Assumptions.assumeTrue(n.isPresent(), "connections not countable: openConnections() is empty");
         return n.getAsInt();
     }
 

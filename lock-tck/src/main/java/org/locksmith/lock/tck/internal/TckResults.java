@@ -1,17 +1,25 @@
 package org.locksmith.lock.tck.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
+import org.locksmith.lock.LockFeature;
 
 /**
  * The TCK's machine-readable results: one JSON file per backend run ({@code <backend>--<TestClass>.json}) and the
@@ -35,30 +43,66 @@ public final class TckResults {
             String finishedAt,
             List<TestResult> tests) {}
 
-    /** A contract's verdict: pass, fail, not declared or skipped, with the reason. */
-    public record Verdict(String status, String reason) {}
+    /**
+     * A contract's verdict: {@code pass}, {@code fail}, {@code not declared} (reason: the feature), {@code skipped}
+     * (reason: the missing hook) or {@code not run}. {@code detail} is {@link #UNDECLARED_SIDE_CHECKED} when the
+     * contract's feature is not declared and the tests of what must hold without it passed; empty otherwise.
+     */
+    public record Verdict(String status, String reason, String detail) {}
 
-    /** Folds a contract's tests: any failure fails it; a pass with no failure passes; all skipped: why. */
-    public static Verdict verdict(List<TestResult> tests) {
+    /** The detail of a "not declared" verdict whose tests of the undeclared side ran and passed. */
+    public static final String UNDECLARED_SIDE_CHECKED = "undeclared side checked";
+
+    /**
+     * Folds the tests of contract {@code id} ("c10") of a backend declaring {@code declared} (feature names; empty
+     * if unknown). Any failure fails the contract. Otherwise, if the backend does not declare the contract's gating
+     * feature ({@link Contracts#gate}), the contract is "not declared", even where the tests of the undeclared side
+     * passed: a passing check that fencingToken() throws does not make a backend without fencing "pass" c10.
+     * Otherwise a pass with no failure passes, and a contract whose tests were all skipped says why.
+     */
+    public static Verdict verdict(String id, List<TestResult> tests, Set<String> declared) {
         if (tests.isEmpty()) {
-            return new Verdict("not run", "");
+            return new Verdict("not run", "", "");
         }
         for (TestResult t : tests) {
             if (t.status().equals("failed")) {
-                return new Verdict("fail", t.name() + ": " + t.message());
+                return new Verdict("fail", t.name() + ": " + t.message(), "");
             }
         }
+        boolean anyPassed = tests.stream().anyMatch(t -> t.status().equals("passed"));
+        Optional<LockFeature> gate = Contracts.gate(id);
+        if (gate.isPresent() && !declares(declared, tests, gate.get())) {
+            return new Verdict("not declared", gate.get().name(), anyPassed ? UNDECLARED_SIDE_CHECKED : "");
+        }
+        if (anyPassed) {
+            return new Verdict("pass", "", "");
+        }
+        // All skipped: a missing hook says more than an undeclared sub-feature (DURABLE_FENCING in c10).
         for (TestResult t : tests) {
-            if (t.status().equals("passed")) {
-                return new Verdict("pass", "");
+            if (!isNotDeclared(t)) {
+                return new Verdict("skipped", t.message() == null ? "" : t.message(), "");
             }
         }
-        for (TestResult t : tests) {
-            if (t.message() != null && t.message().startsWith(TckEnv.NOT_DECLARED)) {
-                return new Verdict("not declared", t.message().substring(TckEnv.NOT_DECLARED.length()));
-            }
+        TestResult first = tests.get(0);
+        return new Verdict("not declared", first.message().substring(TckEnv.NOT_DECLARED.length()), "");
+    }
+
+    /**
+     * Whether the backend declares {@code feature}: from the declared features when the run recorded them, else
+     * from the skip reasons (a test skipped as "not declared: FEATURE").
+     */
+    private static boolean declares(Set<String> declared, List<TestResult> tests, LockFeature feature) {
+        if (!declared.isEmpty()) {
+            return declared.contains(feature.name());
         }
-        return new Verdict("skipped", tests.get(0).message());
+        return tests.stream()
+                .noneMatch(t -> isNotDeclared(t) && t.message().equals(TckEnv.NOT_DECLARED + feature.name()));
+    }
+
+    private static boolean isNotDeclared(TestResult t) {
+        return t.status().equals("skipped")
+                && t.message() != null
+                && t.message().startsWith(TckEnv.NOT_DECLARED);
     }
 
     public static Map<String, List<TestResult>> byContract(List<TestResult> tests) {
@@ -75,11 +119,52 @@ public final class TckResults {
         return map;
     }
 
-    /** Writes {@code run} as JSON and regenerates the table from all JSON files in {@code dir}. */
-    public static synchronized void write(Path dir, BackendRun run) throws IOException {
+    /** The file locked while a result is written and the table rebuilt, so that builds in parallel take turns. */
+    public static final String LOCK_FILE = ".semantics.lock";
+
+    /** How long a writer waits for another JVM's turn before giving up (the report is then not written). */
+    private static final long LOCK_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** File locks belong to the whole JVM: threads of one JVM take turns here first. */
+    private static final ReentrantLock IN_THIS_JVM = new ReentrantLock();
+
+    /**
+     * Writes {@code run} as JSON and regenerates the table from all JSON files in {@code dir}. Safe when several
+     * JVMs write into one directory at once (a parallel build, {@code mvn -T}): each file is written to a temporary
+     * file and moved into place, so readers never see half a file, and the JSON write and the table rebuild happen
+     * under a lock on {@value #LOCK_FILE}, so that the last table written lists every result written before it.
+     *
+     * @throws IOException if the directory cannot be written, or another JVM holds the lock for 30 s
+     */
+    public static void write(Path dir, BackendRun run) throws IOException {
         Files.createDirectories(dir);
         String file = safe(run.backend()) + "--" + safe(run.testClass()) + ".json";
-        atomicWrite(dir.resolve(file), toJson(run));
+        IN_THIS_JVM.lock();
+        try (FileChannel channel =
+                        FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = lock(channel, dir)) {
+            atomicWrite(dir.resolve(file), toJson(run));
+            atomicWrite(dir.resolve(TABLE), table(readAll(dir)));
+        } finally {
+            IN_THIS_JVM.unlock();
+        }
+    }
+
+    private static FileLock lock(FileChannel channel, Path dir) throws IOException {
+        long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("another JVM has held " + dir.resolve(LOCK_FILE) + " for 30 s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    private static List<BackendRun> readAll(Path dir) throws IOException {
         List<BackendRun> runs = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p :
@@ -91,7 +176,7 @@ public final class TckResults {
                 }
             }
         }
-        atomicWrite(dir.resolve(TABLE), table(runs));
+        return runs;
     }
 
     private static void atomicWrite(Path target, String text) throws IOException {
@@ -110,9 +195,11 @@ public final class TckResults {
         StringBuilder s = new StringBuilder();
         s.append("# Locksmith semantics, contract by contract\n\n");
         s.append("Generated by the Locksmith TCK from the JSON results next to this file. ");
-        s.append("pass: every test of the contract that ran passed; FAIL: at least one failed; ");
-        s.append("not declared: the backend does not claim the feature (skipped, reason given); ");
-        s.append("skipped: the test lacks a hook (worker URL, fault, store view).\n\n");
+        s.append("pass: the backend declares the contract's feature (if it has one) and every test of the contract ");
+        s.append("that ran passed; FAIL: at least one test failed; not declared (FEATURE): the backend does not ");
+        s.append("claim the contract's feature, so its tests were skipped (\"undeclared side checked\": the tests of ");
+        s.append("what must hold without the feature ran and passed); skipped: the tests lack a hook (worker URL, ");
+        s.append("fault, store view).\n\n");
         Set<String> names = new TreeSet<>();
         List<String> headers = new ArrayList<>();
         for (BackendRun r : runs) {
@@ -127,17 +214,17 @@ public final class TckResults {
         s.append("\n|---|");
         headers.forEach(h -> s.append("---|"));
         s.append('\n');
-        List<Map<String, List<TestResult>>> grouped =
-                runs.stream().map(r -> byContract(r.tests())).toList();
         for (int i = 1; i <= Contracts.NAMES.size(); i++) {
             String id = Contracts.id(i);
             s.append("| ").append(id).append(' ').append(Contracts.name(id)).append(" |");
-            for (Map<String, List<TestResult>> g : grouped) {
-                Verdict v = verdict(g.get(id));
+            for (BackendRun r : runs) {
+                Verdict v = verdict(id, byContract(r.tests()).get(id), r.features());
                 String text = switch (v.status()) {
                     case "pass" -> "pass";
                     case "fail" -> "**FAIL**";
-                    case "not declared" -> "not declared (" + shorten(v.reason()) + ")";
+                    case "not declared" ->
+                        "not declared (" + shorten(v.reason()) + ")"
+                                + (v.detail().isEmpty() ? "" : "; " + v.detail());
                     case "skipped" -> "skipped (" + shorten(v.reason()) + ")";
                     default -> v.status();
                 };
@@ -233,7 +320,7 @@ public final class TckResults {
         Map<String, List<TestResult>> grouped = byContract(r.tests());
         int c = 0;
         for (Map.Entry<String, List<TestResult>> e : grouped.entrySet()) {
-            Verdict v = verdict(e.getValue());
+            Verdict v = verdict(e.getKey(), e.getValue(), r.features());
             s.append(c++ == 0 ? "" : ",\n")
                     .append("    {\"id\": ")
                     .append(str(e.getKey()))
@@ -243,6 +330,8 @@ public final class TckResults {
                     .append(str(v.status()))
                     .append(", \"reason\": ")
                     .append(str(v.reason()))
+                    .append(", \"detail\": ")
+                    .append(str(v.detail()))
                     .append('}');
         }
         s.append("\n  ],\n  \"tests\": [\n");

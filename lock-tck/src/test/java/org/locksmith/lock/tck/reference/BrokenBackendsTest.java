@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
@@ -87,7 +88,10 @@ class BrokenBackendsTest {
                 "c06_interruption_interruptedWaiterLeavesNothing",
                 "c10_fencing_tokensRiseAcrossCrashedHolder",
                 "c11_lossDetection_stateDeleted",
+                "c11_lossDetection_leaseExpired",
                 "c12_fairness_arrivalOrder",
+                "c13_close_leaksNoThreads",
+                "c13_close_leaksNoConnections",
                 "c14_keys_distinctKeysNeverCollide");
         Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
         for (String t : tests) {
@@ -147,6 +151,25 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
+        assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
+    void closeLeavesALibraryThreadRunning() throws Exception {
+        try {
+            assertCaught(BrokenTcks.LeaksHousekeeperThread.class, "c13_close_leaksNoThreads", "-pool-housekeeper-");
+        } finally {
+            MemoryLockBackend.stopLeakedHousekeepers();
+        }
+    }
+
+    @Test
+    void closeLeavesAConnectionOpen() throws Exception {
+        assertCaught(BrokenTcks.LeaksConnection.class, "c13_close_leaksNoConnections", "connections to the store");
+    }
+
+    @Test
     void leavesWaiterStateAfterInterrupt() throws Exception {
         assertCaught(BrokenTcks.LeaksWaiterOnInterrupt.class, "c06_interruption_interruptedWaiterLeavesNothing", null);
     }
@@ -159,6 +182,31 @@ class BrokenBackendsTest {
     @Test
     void caseInsensitiveKeysCollide() throws Exception {
         assertCaught(BrokenTcks.CaseInsensitiveKeys.class, "c14_keys_distinctKeysNeverCollide", "collide");
+    }
+
+    /**
+     * The unrenewed reference must pass the expiry side of c11 too, but the core on this branch fires onLost only
+     * from a renewal round or a backend's report, so a lease that simply runs out without AUTO_RENEWAL turns invalid
+     * and tells no listener. The lock-api fix (expiry fires onLost without renewal) is in progress elsewhere.
+     */
+    @Test
+    @Disabled("needs the lock-api fix that fires onLost when an unrenewed lease runs out; enable it with that fix")
+    void referenceWithoutRenewalReportsExpiry() {
+        Map<String, TestExecutionResult> results =
+                run(BrokenTcks.ReferenceWithoutRenewal.class, "c11_lossDetection_leaseExpired");
+        assertThat(results.get("c11_lossDetection_leaseExpired").getStatus())
+                .as("unrenewed reference on c11 expiry " + results)
+                .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
+
+    @Test
+    void declaresLossDetectionButRenewalHidesAnOutage() throws Exception {
+        assertCaught(BrokenTcks.RenewSwallowsOutage.class, "c11_lossDetection_leaseExpired", "isValid()");
+    }
+
+    @Test
+    void declaresLossDetectionButExpiresSilently() throws Exception {
+        assertCaught(BrokenTcks.ExpiresSilently.class, "c11_lossDetection_leaseExpired", "isValid()");
     }
 
     @Test

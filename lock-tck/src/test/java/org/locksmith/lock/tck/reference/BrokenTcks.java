@@ -103,6 +103,22 @@ final class BrokenTcks {
         }
     }
 
+    /**
+     * Declares BLOCKING_WAKEUP but polls every 150 ms: fast enough that a handoff measured at a fixed delay after
+     * the waiter's first attempt can land just before a poll, slow enough to dominate any real wake-up.
+     */
+    static class Poll150MsWakeup extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-poll-150ms-wakeup";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.POLL_WAKEUP_150MS);
+        }
+    }
+
     static class LeaksWaiterOnInterrupt extends MemoryTck {
         @Override
         String name() {
@@ -151,6 +167,69 @@ final class BrokenTcks {
         @Override
         Set<MemoryLockBackend.Defect> defects() {
             return Set.of(MemoryLockBackend.Defect.RENEW_IGNORES_LOSS);
+        }
+    }
+
+    /** Starts a pool housekeeper thread per client and never stops it: close leaks a thread of a library. */
+    static class LeaksHousekeeperThread extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-housekeeper-thread";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_HOUSEKEEPER_THREAD);
+        }
+    }
+
+    /** close() forgets to close the client's connection to the store. */
+    static class LeaksConnection extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-connection";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_CONNECTION);
+        }
+    }
+
+    /**
+     * Declares LEASE_EXPIRY, AUTO_RENEWAL and LOSS_DETECTION, but its renewal reports every lease renewed while the
+     * store is unreachable: the store lets the lease expire, the holder is never told.
+     */
+    static class RenewSwallowsOutage extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renew-swallows-outage";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEW_SWALLOWS_OUTAGE);
+        }
+    }
+
+    /**
+     * Declares LEASE_EXPIRY and LOSS_DETECTION (no renewal); the store lets leases expire, but the backend tells the
+     * core no lease time and never reports the expiry: the lease stays valid and no listener fires.
+     */
+    static class ExpiresSilently extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-expires-silently";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return WITHOUT_RENEWAL;
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.EXPIRES_SILENTLY);
         }
     }
 

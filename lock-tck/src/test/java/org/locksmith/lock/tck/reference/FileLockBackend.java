@@ -1,8 +1,10 @@
 package org.locksmith.lock.tck.reference;
 
 import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -130,20 +132,7 @@ final class FileLockBackend implements LockBackend {
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         while (true) {
             long sentAt = System.nanoTime();
-            Grant g = guarded(request.key(), base -> {
-                State s = read(base);
-                long now = System.currentTimeMillis();
-                if (s != null && s.expiresAtMillis() > now) {
-                    return null;
-                }
-                Path fence = fence(base);
-                long token = Files.exists(fence)
-                        ? Long.parseLong(Files.readString(fence).trim()) + 1
-                        : 1;
-                write(fence, Long.toString(token));
-                write(state(base), request.ownerId() + " " + (now + leaseTime.toMillis()) + " " + token);
-                return new Grant(request.key(), request.ownerId(), token, sentAt);
-            });
+            Grant g = attempt(request, sentAt);
             if (g != null) {
                 return g;
             }
@@ -154,6 +143,49 @@ final class FileLockBackend implements LockBackend {
             long pollNanos = 5_000_000 + ThreadLocalRandom.current().nextLong(10_000_000);
             Thread.sleep(Math.max(1, Math.min(left, pollNanos) / 1_000_000));
         }
+    }
+
+    /**
+     * One attempt. An interrupt that lands inside file I/O closes the channel (ClosedByInterruptException,
+     * FileLockInterruptionException), possibly after the grant was written: the grant is then undone, with the
+     * interrupt status cleared so that this I/O can run, and the interrupt reported, leaving nothing held.
+     */
+    private Grant attempt(AcquireRequest request, long sentAt) throws InterruptedException {
+        try {
+            return tryGrant(request, sentAt);
+        } catch (LockBackendException e) {
+            if (!(e.getCause() instanceof ClosedByInterruptException
+                    || e.getCause() instanceof FileLockInterruptionException)) {
+                throw e;
+            }
+            Thread.interrupted();
+            guarded(request.key(), base -> {
+                State s = read(base);
+                if (s != null && s.owner().equals(request.ownerId())) {
+                    Files.deleteIfExists(state(base));
+                }
+                return null;
+            });
+            InterruptedException interrupted = new InterruptedException("interrupted in file I/O");
+            interrupted.initCause(e.getCause());
+            throw interrupted;
+        }
+    }
+
+    private Grant tryGrant(AcquireRequest request, long sentAt) {
+        return guarded(request.key(), base -> {
+            State s = read(base);
+            long now = System.currentTimeMillis();
+            if (s != null && s.expiresAtMillis() > now) {
+                return null;
+            }
+            Path fence = fence(base);
+            long token =
+                    Files.exists(fence) ? Long.parseLong(Files.readString(fence).trim()) + 1 : 1;
+            write(fence, Long.toString(token));
+            write(state(base), request.ownerId() + " " + (now + leaseTime.toMillis()) + " " + token);
+            return new Grant(request.key(), request.ownerId(), token, sentAt);
+        });
     }
 
     /** Removes the key's state as an operator would (the DELETE_LOCK_STATE fault). */

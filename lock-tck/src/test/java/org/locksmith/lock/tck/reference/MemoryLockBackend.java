@@ -31,10 +31,37 @@ final class MemoryLockBackend implements LockBackend {
         TIMED_ACQUIRE_OVERSHOOTS,
         NEVER_EXPIRES,
         SLOW_POLL_WAKEUP,
+        POLL_WAKEUP_150MS,
         LEAKS_WAITER_ON_INTERRUPT,
         UNFAIR_ORDER,
         CASE_INSENSITIVE_KEYS,
-        RENEW_IGNORES_LOSS
+        RENEW_IGNORES_LOSS,
+        /** Starts a "connection pool housekeeper" thread per client, as pool libraries do, and never stops it. */
+        LEAKS_HOUSEKEEPER_THREAD,
+        /** close() forgets to close its "connection" to the store. */
+        LEAKS_CONNECTION,
+        /** renew() swallows the store's failure and reports every lease renewed, as if it had reached the store. */
+        RENEW_SWALLOWS_OUTAGE,
+        /**
+         * The store expires leases, but the backend tells the core nothing: leaseTime() is zero and an expired grant
+         * is never reported lost.
+         */
+        EXPIRES_SILENTLY
+    }
+
+    /** Housekeepers leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}, so that the meta-test can end them after. */
+    static final Set<Thread> LEAKED_HOUSEKEEPERS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private static final java.util.concurrent.atomic.AtomicInteger HOUSEKEEPERS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Ends every thread leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}. */
+    static void stopLeakedHousekeepers() throws InterruptedException {
+        for (Thread t : LEAKED_HOUSEKEEPERS) {
+            t.interrupt();
+            t.join(5_000);
+            LEAKED_HOUSEKEEPERS.remove(t);
+        }
     }
 
     static final Set<LockFeature> ALL = EnumSet.of(
@@ -64,6 +91,21 @@ final class MemoryLockBackend implements LockBackend {
         this.features = Set.copyOf(features);
         this.leaseTime = leaseTime;
         this.defects = defects.isEmpty() ? Set.of() : EnumSet.copyOf(defects);
+        store.connections.incrementAndGet();
+        if (has(Defect.LEAKS_HOUSEKEEPER_THREAD)) {
+            // Named after the thread that opens the client, as ZooKeeper's client names its threads: the leak check
+            // must rely on no name (here it even starts with the name of the TCK's own thread).
+            Thread housekeeper = new Thread(
+                    () -> {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                        }
+                    },
+                    Thread.currentThread().getName() + "-pool-housekeeper-" + HOUSEKEEPERS.incrementAndGet());
+            housekeeper.setDaemon(true);
+            LEAKED_HOUSEKEEPERS.add(housekeeper);
+            housekeeper.start();
+        }
     }
 
     @Override
@@ -78,6 +120,11 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public Duration leaseTime() {
+        return has(Defect.EXPIRES_SILENTLY) ? Duration.ZERO : storeLeaseTime();
+    }
+
+    /** How long the store keeps a grant without renewal; zero for never. */
+    private Duration storeLeaseTime() {
         return features.contains(LockFeature.LEASE_EXPIRY) ? leaseTime : Duration.ZERO;
     }
 
@@ -105,7 +152,9 @@ final class MemoryLockBackend implements LockBackend {
             if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
                 store.crashCounters.remove(key);
             }
-            h.request.reportLost("lease expired", null);
+            if (!has(Defect.EXPIRES_SILENTLY)) {
+                h.request.reportLost("lease expired", null);
+            }
             store.changed.signalAll();
         }
     }
@@ -167,11 +216,12 @@ final class MemoryLockBackend implements LockBackend {
                 if (h != null && h.expiresAtNanos != Long.MAX_VALUE) {
                     wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
                 }
-                if (has(Defect.SLOW_POLL_WAKEUP)) {
-                    wait = Math.min(wait, TimeUnit.SECONDS.toNanos(1));
+                long poll = pollNanos();
+                if (poll > 0) {
+                    wait = Math.min(wait, poll);
                 }
                 try {
-                    if (has(Defect.SLOW_POLL_WAKEUP)) {
+                    if (poll > 0) {
                         // Not woken by releases: sleeps out its poll interval (uninterruptibly, like a sleep loop).
                         long until = System.nanoTime() + wait;
                         while (until - System.nanoTime() > 0
@@ -209,6 +259,17 @@ final class MemoryLockBackend implements LockBackend {
         } finally {
             store.lock.unlock();
         }
+    }
+
+    /** The poll interval of the polling defects (waiters not woken by releases); 0 for the correct wake-up. */
+    private long pollNanos() {
+        if (has(Defect.SLOW_POLL_WAKEUP)) {
+            return TimeUnit.SECONDS.toNanos(1);
+        }
+        if (has(Defect.POLL_WAKEUP_150MS)) {
+            return TimeUnit.MILLISECONDS.toNanos(150);
+        }
+        return 0;
     }
 
     private Object nextInLine(MemoryStore.KeyState ks) {
@@ -263,6 +324,9 @@ final class MemoryLockBackend implements LockBackend {
     public List<BackendLease> renew(List<BackendLease> leases) {
         store.lock.lock();
         try {
+            if (store.down && has(Defect.RENEW_SWALLOWS_OUTAGE)) {
+                return List.of(); // the bug: "could not reach the store" read as "nothing was lost"
+            }
             checkUp();
             List<BackendLease> lost = new ArrayList<>();
             long now = System.nanoTime();
@@ -275,9 +339,9 @@ final class MemoryLockBackend implements LockBackend {
                 if ((ks == null || ks.holder != g) && !has(Defect.RENEW_IGNORES_LOSS)) {
                     lost.add(g);
                 } else {
-                    g.expiresAtNanos = leaseTime().isZero()
+                    g.expiresAtNanos = storeLeaseTime().isZero()
                             ? Long.MAX_VALUE
-                            : now + leaseTime().toNanos();
+                            : now + storeLeaseTime().toNanos();
                 }
             }
             return lost;
@@ -288,7 +352,10 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        // Nothing to close: the store belongs to the test.
+        // The store belongs to the test; only this client's "connection" to it ends.
+        if (!has(Defect.LEAKS_CONNECTION)) {
+            store.connections.decrementAndGet();
+        }
     }
 
     /** One grant in the store. */
@@ -305,8 +372,9 @@ final class MemoryLockBackend implements LockBackend {
             this.request = request;
             this.confirmedAt = now;
             this.token = token;
-            this.expiresAtNanos =
-                    leaseTime().isZero() ? Long.MAX_VALUE : now + leaseTime().toNanos();
+            this.expiresAtNanos = storeLeaseTime().isZero()
+                    ? Long.MAX_VALUE
+                    : now + storeLeaseTime().toNanos();
         }
 
         boolean expires(long now) {

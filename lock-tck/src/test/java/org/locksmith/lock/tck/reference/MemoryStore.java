@@ -21,6 +21,9 @@ final class MemoryStore {
 
     boolean down;
 
+    /** Clients "connected" to this store: opened and not yet closed. */
+    final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+
     static final class KeyState {
         MemoryLockBackend.Grant holder;
         final ArrayDeque<Object> waiters = new ArrayDeque<>();

@@ -53,6 +53,11 @@ abstract class MemoryTck extends LockTck {
     }
 
     @Override
+    protected OptionalInt openConnections() {
+        return OptionalInt.of(store.connections.get());
+    }
+
+    @Override
     protected LockFaults faults() {
         return new LockFaults() {
             @Override

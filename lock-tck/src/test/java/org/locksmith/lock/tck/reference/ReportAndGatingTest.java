@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +25,7 @@ import org.locksmith.lock.tck.internal.TckResults;
 /**
  * Feature gating and the report: a backend that declares almost nothing passes the undeclared sides (re-entry and
  * fencing fail clearly), every feature-gated test is skipped naming its feature, and the JSON result and the
- * semantics table say so.
+ * semantics table say "not declared" for those contracts, never "pass"; a failure still shows FAIL.
  */
 class ReportAndGatingTest {
 
@@ -80,16 +82,95 @@ class ReportAndGatingTest {
         assertThat(run.backend()).isEqualTo("reference-memory-minimal");
         assertThat(run.features()).containsExactly("BLOCKING_WAKEUP");
         Map<String, List<TckResults.TestResult>> byContract = TckResults.byContract(run.tests());
-        assertThat(TckResults.verdict(byContract.get("c03")).status()).isEqualTo("pass");
-        assertThat(TckResults.verdict(byContract.get("c12"))).isEqualTo(new TckResults.Verdict("not declared", "FAIR"));
-        assertThat(TckResults.verdict(byContract.get("c08")).reason()).isEqualTo("AUTO_RENEWAL");
-        assertThat(TckResults.verdict(byContract.get("c01")).status()).isEqualTo("not run");
+        // Only the undeclared sides of c03 and c10 ran (and passed): that is not a pass of the contract.
+        assertThat(TckResults.verdict("c03", byContract.get("c03"), run.features()))
+                .isEqualTo(new TckResults.Verdict("not declared", "REENTRANT", TckResults.UNDECLARED_SIDE_CHECKED));
+        assertThat(TckResults.verdict("c10", byContract.get("c10"), run.features()))
+                .isEqualTo(new TckResults.Verdict("not declared", "FENCING", TckResults.UNDECLARED_SIDE_CHECKED));
+        assertThat(TckResults.verdict("c12", byContract.get("c12"), run.features()))
+                .isEqualTo(new TckResults.Verdict("not declared", "FAIR", ""));
+        assertThat(TckResults.verdict("c08", byContract.get("c08"), run.features()))
+                .isEqualTo(new TckResults.Verdict("not declared", "AUTO_RENEWAL", ""));
+        assertThat(TckResults.verdict("c07", byContract.get("c07"), run.features()))
+                .isEqualTo(new TckResults.Verdict("not declared", "LEASE_EXPIRY", ""));
+        assertThat(TckResults.verdict("c01", byContract.get("c01"), run.features())
+                        .status())
+                .isEqualTo("not run");
 
         String table = Files.readString(reportDir.resolve(TckResults.TABLE), StandardCharsets.UTF_8);
         assertThat(table)
                 .contains("| contract | reference-memory-minimal |")
+                .contains("| c03 Reentrancy | not declared (REENTRANT); undeclared side checked |")
+                .contains("| c07 Lease expiry | not declared (LEASE_EXPIRY) |")
+                .contains("| c08 Renewal | not declared (AUTO_RENEWAL) |")
+                .contains("| c10 Fencing | not declared (FENCING); undeclared side checked |")
                 .contains("| c12 Fairness | not declared (FAIR) |")
-                .contains("| c03 Reentrancy | pass |");
+                .doesNotContain("| pass |");
+        String written = Files.readString(json, StandardCharsets.UTF_8);
+        assertThat(written)
+                .contains("{\"id\": \"c10\", \"name\": \"Fencing\", \"status\": \"not declared\", "
+                        + "\"reason\": \"FENCING\", \"detail\": \"undeclared side checked\"}");
+    }
+
+    private static TckResults.TestResult passed(String name) {
+        return new TckResults.TestResult(name, "passed", null, 1, Map.of());
+    }
+
+    private static TckResults.TestResult skipped(String name, String why) {
+        return new TckResults.TestResult(name, "skipped", why, 0, Map.of());
+    }
+
+    private static TckResults.TestResult failed(String name) {
+        return new TckResults.TestResult(name, "failed", "java.lang.AssertionError: [" + name + "] broke", 1, Map.of());
+    }
+
+    @Test
+    void aFailureShowsFailEvenWhereTheFeatureIsNotDeclared() {
+        List<TckResults.TestResult> c10 = List.of(
+                skipped("c10_fencing_tokensRiseAcrossClients", "not declared: FENCING"),
+                failed("c10_fencing_undeclaredFencingTokenThrows"));
+        assertThat(TckResults.verdict("c10", c10, Set.of("BLOCKING_WAKEUP")).status())
+                .isEqualTo("fail");
+        String table = TckResults.table(List.of(
+                new TckResults.BackendRun("b", "x.Y", new TreeSet<>(Set.of("BLOCKING_WAKEUP")), 1.0, "now", c10)));
+        assertThat(table).contains("| c10 Fencing | **FAIL** |");
+    }
+
+    @Test
+    void anUndeclaredSubFeatureDoesNotHideADeclaredContractsPass() {
+        // LOSS_DETECTION declared, SESSION_BOUND not: c11's session-bound test is skipped, the others passed.
+        List<TckResults.TestResult> c11 = List.of(
+                skipped("c11_lossDetection_sessionKilled", "not declared: SESSION_BOUND"),
+                passed("c11_lossDetection_sessionKilledWithoutSessionBinding"),
+                passed("c11_lossDetection_stateDeleted"));
+        assertThat(TckResults.verdict("c11", c11, Set.of("LOSS_DETECTION", "LEASE_EXPIRY")))
+                .isEqualTo(new TckResults.Verdict("pass", "", ""));
+        List<TckResults.TestResult> c10 = List.of(
+                passed("c10_fencing_tokensRiseAcrossClients"),
+                skipped(
+                        "c10_fencing_undeclaredFencingTokenThrows",
+                        "declared: FENCING (this test checks the side without it)"),
+                skipped("c10_fencing_tokensRiseAcrossStoreRestart", "not declared: DURABLE_FENCING"));
+        assertThat(TckResults.verdict("c10", c10, Set.of("FENCING")).status()).isEqualTo("pass");
+    }
+
+    @Test
+    void ungatedContractsAreUnaffected() {
+        List<TckResults.TestResult> c01 = List.of(
+                passed("c01_mutualExclusion_severalClients"),
+                skipped("c01_mutualExclusion_workerProcesses", "no worker processes: workerUrl() is empty"));
+        assertThat(TckResults.verdict("c01", c01, Set.of()).status()).isEqualTo("pass");
+        List<TckResults.TestResult> c15 = List.of(
+                skipped("c15_unavailableStore_failsWithinTimeoutAndRecovers", "fault not offered: STORE_OUTAGE"));
+        assertThat(TckResults.verdict("c15", c15, Set.of("FENCING")))
+                .isEqualTo(new TckResults.Verdict("skipped", "fault not offered: STORE_OUTAGE", ""));
+    }
+
+    @Test
+    void withoutRecordedFeaturesTheSkipReasonsTell() {
+        List<TckResults.TestResult> c12 = List.of(skipped("c12_fairness_arrivalOrder", "not declared: FAIR"));
+        assertThat(TckResults.verdict("c12", c12, Set.of()))
+                .isEqualTo(new TckResults.Verdict("not declared", "FAIR", ""));
     }
 
     @Test
@@ -97,7 +178,7 @@ class ReportAndGatingTest {
         var run = new TckResults.BackendRun(
                 "b\"\\\n\t\u0001é🔒",
                 "x.Y",
-                new java.util.TreeSet<>(List.of("FAIR")),
+                new TreeSet<>(List.of("FAIR")),
                 1.5,
                 "now",
                 List.of(
