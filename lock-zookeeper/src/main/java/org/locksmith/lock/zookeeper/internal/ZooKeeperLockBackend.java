@@ -33,8 +33,10 @@ import org.locksmith.lock.spi.LockBackend;
  * <p>Connection states: SUSPENDED and LOST make every held lease lost. A holder cannot prove it holds while it
  * cannot talk to ZooKeeper (its session may expire any moment and another client be granted), and the core's lease
  * has no way back from lost, so RECONNECTED does not restore it; releasing such a lease still deletes its node if
- * the session survived, so that the next waiter is granted at once. Waiters keep their place across a suspension
- * and look again on RECONNECTED; a waiter whose node vanished (session expired) queues again.
+ * the session survived, so that the next waiter is granted at once, also when the release itself cannot reach
+ * ZooKeeper within the connection timeout (the delete is then left to Curator, which sends it on reconnection).
+ * Waiters keep their place across a suspension and look again on RECONNECTED; a waiter whose node vanished
+ * (session expired) queues again.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
@@ -176,7 +178,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * operation never queues behind Curator's retries for longer than that.
      */
     private void awaitConnection(String key) throws InterruptedException {
-        if (curator.getZookeeperClient().isConnected()) {
+        if (isConnected()) {
             return;
         }
         if (!curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
@@ -185,6 +187,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
                             + " (key '" + key + "'); check that the ensemble is running and reachable",
                     new KeeperException.ConnectionLossException());
         }
+    }
+
+    private boolean isConnected() {
+        return curator.getZookeeperClient().isConnected();
     }
 
     private void create(LockNode node) throws Exception {
@@ -300,7 +306,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
         node.state = LockNode.State.DONE;
         boolean interrupted = Thread.interrupted();
         try {
-            awaitConnection(node.request.key());
+            if (!isConnected() && !curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
+                throw deleteWhenReconnected(
+                        node,
+                        "Not connected to ZooKeeper at " + where + " within " + ZooKeeperSettings.CONNECTION_TIMEOUT
+                                + "=" + connectionTimeoutMs);
+            }
+            // guaranteed(): if the connection fails midway, Curator keeps deleting in the background.
             curator.delete().guaranteed().forPath(node.path);
             return true;
         } catch (KeeperException.NoNodeException e) {
@@ -309,18 +321,42 @@ public final class ZooKeeperLockBackend implements LockBackend {
             throw e;
         } catch (InterruptedException e) {
             interrupted = true;
-            throw new LockBackendException(
-                    "Interrupted while releasing key '" + node.request.key() + "' at " + where
-                            + "; the node vanishes with the session",
-                    e);
+            throw deleteWhenReconnected(node, "Interrupted while talking to ZooKeeper at " + where);
         } catch (Exception e) {
             throw new LockBackendException(
-                    "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e, e);
+                    "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e
+                            // the same test Curator makes before it schedules a failed guaranteed delete again
+                            + (curator.getZookeeperClient().getRetryPolicy().allowRetry(e) ? scheduled(node) : ""),
+                    e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Schedules the delete of a released node that could not be sent: in the background, so that Curator sends it
+     * when the connection returns and retries it until it succeeds. Without it the node would outlive the outage
+     * for as long as the session does, which with an application's long-lived Curator client is for good.
+     */
+    private LockBackendException deleteWhenReconnected(LockNode node, String why) {
+        try {
+            curator.delete().guaranteed().inBackground().forPath(node.path);
+        } catch (Exception e) {
+            return new LockBackendException(
+                    why + "; could not schedule the delete of the node " + node.path + " of key '" + node.request.key()
+                            + "', which goes with the session: " + e,
+                    e);
+        }
+        return new LockBackendException(
+                why + ": key '" + node.request.key() + "' is not released yet" + scheduled(node),
+                new KeeperException.ConnectionLossException());
+    }
+
+    private static String scheduled(LockNode node) {
+        return "; the delete of its node " + node.path + " stays scheduled: Curator sends it when the connection"
+                + " returns, while the client is open, and the node goes with the session otherwise";
     }
 
     /** A holder's watch fired: check in the background (never block ZooKeeper's event thread) and watch again. */
