@@ -49,7 +49,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final long connectionTimeoutMs;
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
-    /** Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. */
+    /**
+     * Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. Incremented before the
+     * listener sweeps {@link #held}; a grant reads it before its getChildren is sent and checks it after the node is
+     * held.
+     */
     private final AtomicLong disconnections = new AtomicLong();
 
     private final ConnectionStateListener connectionListener = this::connectionChanged;
@@ -130,10 +134,14 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     create(node);
                 }
                 long sentAt = System.nanoTime();
-                List<String> children = sortedChildren(node);
-                // Read after the reply: a suspension before it does not matter (the reply proves the session
-                // alive), one after it must reach this node even if the listener ran before the node was held.
+                // Read before the request goes out: the listener counts a suspension before it sweeps the held
+                // nodes, so any suspension after this read either finds this node held or changes the count that
+                // grant() checks. Read after the reply instead, a suspension whose count landed between the reply
+                // and this read, and whose sweep ran before the node was held, went unseen. A suspension counted
+                // while the request is out now makes the grant lost even if the reply came after a reconnection:
+                // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
+                List<String> children = sortedChildren(node);
                 int index = children.indexOf(node.name);
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
