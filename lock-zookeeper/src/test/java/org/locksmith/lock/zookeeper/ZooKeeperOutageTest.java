@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +24,7 @@ import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
@@ -36,6 +43,11 @@ class ZooKeeperOutageTest {
     private static CuratorFramework admin;
     private static String root;
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "zk-outage-test");
+        t.setDaemon(true);
+        return t;
+    });
 
     @BeforeAll
     static void start() {
@@ -51,8 +63,10 @@ class ZooKeeperOutageTest {
     }
 
     @AfterEach
-    void closeClients() {
+    void closeClients() throws Exception {
+        threads.shutdownNow();
         clients.forEach(LockClient::close);
+        assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }
 
     private LockClient client(long sessionMs) {
@@ -99,6 +113,27 @@ class ZooKeeperOutageTest {
         void run() throws Exception;
     }
 
+    /** The lock nodes of {@code key}, in queue order. */
+    private static List<String> queue(String key) {
+        List<String> nodes = new ArrayList<>(ZooKeeperTestSupport.children(admin, path(key)));
+        nodes.sort(Comparator.comparing(n -> n.substring(n.length() - 10)));
+        return nodes;
+    }
+
+    private void awaitQueueLength(String key, int length) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue(key).size() == length);
+    }
+
+    /** What {@code future} threw, or null if it completed normally. */
+    private static Throwable failureOf(Future<?> future, long timeoutMs) throws Exception {
+        try {
+            future.get(timeoutMs, TimeUnit.MILLISECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
     private static long millisSince(long startNanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
@@ -140,5 +175,98 @@ class ZooKeeperOutageTest {
         assertThat(sessionId(holder)).isEqualTo(session);
         assertThat(released[0]).hasMessageContaining("stays scheduled");
         assertThat(ZooKeeperTestSupport.children(admin, path(key))).isEmpty();
+    }
+
+    /**
+     * Waiters queued when the server stops keep their nodes, and so their places, through an outage longer than the
+     * connection timeout but shorter than their sessions, and are granted in order once it ends. A waiter whose own
+     * deadline passes during the outage gives up at its deadline, not earlier with a backend failure and not later,
+     * and its node is deleted when the server is back.
+     */
+    @Test
+    void queuedWaitersKeepTheirPlaceThroughAnOutageShorterThanTheirSession() throws Exception {
+        String key = "waiters-in-outage";
+        LockClient holder = client(SESSION_MS);
+        LockLease lease = holder.lock(key).acquire(Duration.ofSeconds(5));
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<String> grantedNodes = new CopyOnWriteArrayList<>();
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            int id = i;
+            LockClient c = client(SESSION_MS);
+            waiters.add(threads.submit(() -> {
+                try (LockLease l = c.lock(key).acquire(Duration.ofSeconds(60))) {
+                    order.add(id);
+                    grantedNodes.add(queue(key).get(0));
+                }
+                return null;
+            }));
+            awaitQueueLength(key, i + 2);
+        }
+        List<String> queuedBefore = queue(key);
+        long deadlineMs = 4 * CONNECTION_MS;
+        LockClient impatient = client(SESSION_MS);
+        long impatientStart = System.nanoTime();
+        Future<?> shortDeadline = threads.submit(() -> impatient.lock(key).acquire(Duration.ofMillis(deadlineMs)));
+        awaitQueueLength(key, 4);
+
+        outage(deadlineMs + 2 * CONNECTION_MS, () -> {
+            Throwable gaveUp = failureOf(shortDeadline, deadlineMs + 10_000);
+            long took = millisSince(impatientStart);
+            assertThat(gaveUp)
+                    .as("a waiter whose deadline passes during the outage times out, after %d ms", took)
+                    .isInstanceOf(LockTimeoutException.class);
+            assertThat(took).isBetween(deadlineMs, deadlineMs + 1_000);
+            assertThat(waiters).as("waiters with time left are still waiting").noneMatch(Future::isDone);
+        });
+        assertThat(waiters).as("waiters kept waiting through the outage").noneMatch(Future::isDone);
+
+        awaitConnected(holder);
+        // The holder's lease was lost with the connection; its node lived on with the session, and goes now.
+        assertThat(catchThrowable(lease::release)).isInstanceOf(LockLostException.class);
+        for (Future<?> w : waiters) {
+            w.get(15, TimeUnit.SECONDS);
+        }
+        assertThat(order).containsExactly(0, 1);
+        assertThat(grantedNodes)
+                .as("each waiter was granted on the node it had queued with before the outage")
+                .containsExactly(queuedBefore.get(1), queuedBefore.get(2));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue(key).isEmpty());
+    }
+
+    /**
+     * A waiter whose session ends during the outage has lost its place; it then fails like a new attempt: with a
+     * {@link LockBackendException} once no connection comes within the connection timeout. So it never hangs, and
+     * it never waits much longer than its session and connection timeouts together, whatever its deadline.
+     */
+    @Test
+    void aWaiterWhoseSessionEndsInTheOutageFailsWithinItsSessionAndConnectionTimeouts() throws Exception {
+        String key = "session-ends-in-outage";
+        long shortSessionMs = 4_000; // well above what a failure after the connection timeout takes (~1.4 s)
+        LockClient holder = client(SESSION_MS);
+        LockLease lease = holder.lock(key).acquire(Duration.ofSeconds(5));
+        LockClient waiter = client(shortSessionMs);
+        Future<?> waiting = threads.submit(() -> waiter.lock(key).acquire(Duration.ofSeconds(60)));
+        awaitQueueLength(key, 2);
+
+        long[] failedAfter = new long[1];
+        outage(0, () -> {
+            long start = System.nanoTime();
+            Throwable failed = failureOf(waiting, 30_000);
+            failedAfter[0] = millisSince(start);
+            assertThat(failed).isInstanceOf(LockBackendException.class);
+        });
+        System.out.printf(
+                "[zookeeper] waiter in an outage: failed after %d ms (session %d ms, connection timeout %d ms)%n",
+                failedAfter[0], shortSessionMs, CONNECTION_MS);
+        // It kept its place while its session could survive, and gave up soon after the session ended.
+        assertThat(failedAfter[0]).isBetween(shortSessionMs * 3 / 4, shortSessionMs + CONNECTION_MS + 1_500);
+
+        awaitConnected(holder, waiter);
+        assertThat(catchThrowable(lease::release)).isInstanceOf(LockLostException.class);
+        try (LockLease again = waiter.lock(key).acquire(Duration.ofSeconds(10))) {
+            assertThat(again.isValid()).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue(key).isEmpty());
     }
 }

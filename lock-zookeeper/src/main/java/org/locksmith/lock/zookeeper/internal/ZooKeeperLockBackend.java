@@ -35,8 +35,8 @@ import org.locksmith.lock.spi.LockBackend;
  * has no way back from lost, so RECONNECTED does not restore it; releasing such a lease still deletes its node if
  * the session survived, so that the next waiter is granted at once, also when the release itself cannot reach
  * ZooKeeper within the connection timeout (the delete is then left to Curator, which sends it on reconnection).
- * Waiters keep their place across a suspension and look again on RECONNECTED; a waiter whose node vanished
- * (session expired) queues again.
+ * Waiters keep their place across a suspension and look again on RECONNECTED, until their deadline or the end of
+ * their session ({@link #awaitReconnection}); a waiter whose node vanished (session expired) queues again.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
@@ -55,6 +55,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * held.
      */
     private final AtomicLong disconnections = new AtomicLong();
+    /** Counts LOST transitions (sessions that ended), so that a waiter knows when its node went with its session. */
+    private final AtomicLong sessionEnds = new AtomicLong();
 
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
@@ -129,8 +131,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 request.onCancel(node::wake); // client close: stop waiting at once
             }
             while (true) {
-                awaitConnection(request.key());
+                if (node.path != null && !awaitReconnection(node)) {
+                    return null; // its deadline passed, or it was cancelled, while ZooKeeper was unreachable
+                }
                 if (node.path == null) {
+                    awaitConnection(request);
                     create(node);
                 }
                 long sentAt = System.nanoTime();
@@ -141,7 +146,15 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 // while the request is out now makes the grant lost even if the reply came after a reconnection:
                 // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
-                List<String> children = sortedChildren(node);
+                List<String> children;
+                try {
+                    children = sortedChildren(node);
+                } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                    if (!keepsPlace(node)) {
+                        throw e;
+                    }
+                    continue; // the connection dropped midway: wait for it with our node, at the top
+                }
                 int index = children.indexOf(node.name);
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
@@ -159,7 +172,16 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     return null;
                 }
                 long seen = node.signals();
-                if (predecessorExists(parent + "/" + children.get(index - 1), node) && !node.await(seen)) {
+                boolean predecessorExists;
+                try {
+                    predecessorExists = predecessorExists(parent + "/" + children.get(index - 1), node);
+                } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                    if (!keepsPlace(node)) {
+                        throw e;
+                    }
+                    continue;
+                }
+                if (predecessorExists && !node.await(seen)) {
                     return null;
                 }
                 if (request.isCancelled()) {
@@ -182,19 +204,82 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Fails fast while ZooKeeper is unreachable: waits at most the connection timeout for a connection, so that an
-     * operation never queues behind Curator's retries for longer than that.
+     * Fails fast while ZooKeeper is unreachable: an attempt without a node waits for a connection at most the
+     * connection timeout, and never past its deadline, so that it never queues behind Curator's retries for longer.
      */
-    private void awaitConnection(String key) throws InterruptedException {
+    private void awaitConnection(AcquireRequest request) throws InterruptedException {
         if (isConnected()) {
             return;
         }
-        if (!curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
+        long waitMs = connectionTimeoutMs;
+        String bound = ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionTimeoutMs;
+        if (!request.isTry() && request.remainingNanos() < TimeUnit.MILLISECONDS.toNanos(waitMs)) {
+            waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(request.remainingNanos()));
+            bound = "the acquire's deadline";
+        }
+        if (waitMs == 0 || !curator.blockUntilConnected((int) waitMs, TimeUnit.MILLISECONDS)) {
             throw new LockBackendException(
-                    "Not connected to ZooKeeper at " + where + " within connectionTimeoutMs=" + connectionTimeoutMs
-                            + " (key '" + key + "'); check that the ensemble is running and reachable",
+                    "Not connected to ZooKeeper at " + where + " within " + bound + " (key '" + request.key()
+                            + "'); check that the ensemble is running and reachable",
                     new KeeperException.ConnectionLossException());
         }
+    }
+
+    /**
+     * A waiter that finds the connection down keeps its node, and so its place in the queue, for as long as its
+     * session may survive: it waits for the reconnection until its own deadline or until its session ends,
+     * whichever comes first. Failing it after the connection timeout instead, as a new attempt fails, would send
+     * every waiter to the back of the queue after any outage longer than that, although ZooKeeper keeps their nodes
+     * for the whole session timeout. The session ends when Curator reports LOST, which it does once a session
+     * timeout has passed without a connection; as a backstop that does not depend on Curator's policy, the waiter
+     * also stops trusting its node after one negotiated session timeout of its own wait.
+     *
+     * @return true to look again: connected in the node's session, or the session ended and the node was given up
+     *     (its path is then null and the caller queues again, as a new attempt); false if the request's deadline
+     *     passed or it was cancelled first
+     */
+    private boolean awaitReconnection(LockNode node) throws InterruptedException {
+        long waitedSince = System.nanoTime();
+        while (true) {
+            long seen = node.signals();
+            if (sessionEnds.get() != node.session) {
+                discard(node);
+                return true;
+            }
+            if (isConnected()) {
+                return true;
+            }
+            if (node.request.isTry()) {
+                awaitConnection(node.request); // a try never waits on the queue, so it has no place to keep
+                continue;
+            }
+            long sessionNanos = TimeUnit.MILLISECONDS.toNanos(
+                    Math.max(connectionTimeoutMs, curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()));
+            long left = sessionNanos - (System.nanoTime() - waitedSince);
+            if (left <= 0) {
+                discard(node);
+                return true;
+            }
+            if (!node.await(seen, left)) {
+                return false;
+            }
+        }
+    }
+
+    /** Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection. */
+    private static boolean keepsPlace(LockNode node) {
+        return node.path != null && !node.request.isTry();
+    }
+
+    /**
+     * Gives up a waiting node whose session ended. The node is normally gone with it; it is deleted anyway, in the
+     * background, in case its create was sent just after the session ended and it lives on in the new session,
+     * where it would block the queue.
+     */
+    private void discard(LockNode node) {
+        String path = node.path;
+        node.vanished();
+        deleteInBackground(path);
     }
 
     private boolean isConnected() {
@@ -204,6 +289,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private void create(LockNode node) throws Exception {
         Stat stat = new Stat();
         node.createSent = true;
+        // Read before the create is sent: a session that ends after this read is always noticed, even if the
+        // create itself went out on the next session (the waiter then deletes and replaces a live node, harmless).
+        node.session = sessionEnds.get();
         // Protected mode: if the connection drops after the server created the node but before the reply came,
         // Curator's retry finds the node by its protection id instead of creating a second one that would queue
         // behind the first and deadlock us. Parents are containers, which the server deletes once empty.
@@ -273,9 +361,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
         boolean interrupted = Thread.interrupted(); // ZooKeeper's calls refuse to start on an interrupted thread
         try {
             String path = node.path;
-            if (path != null) {
+            if (path != null && !isConnected()) {
+                // Never wait for a connection here: this runs when the attempt is over (deadline, interrupt,
+                // close), and Curator sends a background delete when the connection returns.
+                deleteInBackground(path);
+            } else if (path != null) {
                 deleteGuaranteed(path);
-            } else if (curator.getZookeeperClient().isConnected()) {
+            } else if (isConnected()) {
                 // The create was interrupted before its reply: find our node by its owner tag. (When the create
                 // failed for lack of a connection, Curator's protected mode already finds and deletes the node
                 // in the background, and the session's end would anyway.)
@@ -296,6 +388,17 @@ public final class ZooKeeperLockBackend implements LockBackend {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** A guaranteed delete that never waits: Curator sends it now or on reconnection, and retries until it is done. */
+    private void deleteInBackground(String path) {
+        try {
+            curator.delete().guaranteed().inBackground().forPath(path);
+        } catch (Exception e) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "Could not schedule the delete of lock node " + path + "; it vanishes with its session: " + e);
         }
     }
 
@@ -402,6 +505,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
         switch (state) {
             case SUSPENDED, LOST -> {
                 disconnections.incrementAndGet();
+                if (state == ConnectionState.LOST) {
+                    sessionEnds.incrementAndGet(); // before the waiters are woken below
+                }
                 for (LockNode node : held) {
                     lost(
                             node,
