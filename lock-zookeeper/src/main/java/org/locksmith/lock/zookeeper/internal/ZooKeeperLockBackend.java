@@ -23,8 +23,8 @@ import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 
 /**
- * The ZooKeeper lock recipe on a Curator client: one container node per key, one protected ephemeral sequential
- * child per attempt, the lowest sequence holds, each waiter watches only its predecessor.
+ * The ZooKeeper lock recipe on a Curator client: one container node per key under a persistent root, one protected
+ * ephemeral sequential child per attempt, the lowest sequence holds, each waiter watches only its predecessor.
  *
  * <p>Round trips: an uncontended acquire is one {@code create2} (returns the node's stat, hence its czxid, the
  * fencing token) and one {@code getChildren} (which also arms the watch that detects the node being deleted behind
@@ -294,13 +294,24 @@ public final class ZooKeeperLockBackend implements LockBackend {
         node.session = sessionEnds.get();
         // Protected mode: if the connection drops after the server created the node but before the reply came,
         // Curator's retry finds the node by its protection id instead of creating a second one that would queue
-        // behind the first and deadlock us. Parents are containers, which the server deletes once empty.
-        String path = curator.create()
-                .storingStatIn(stat)
-                .creatingParentContainersIfNeeded()
-                .withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(node.parent + "/" + node.tag, NO_DATA);
+        // behind the first and deadlock us.
+        String path = null;
+        for (int attempt = 1; path == null; attempt++) {
+            try {
+                path = curator.create()
+                        .storingStatIn(stat)
+                        .withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath(node.parent + "/" + node.tag, NO_DATA);
+            } catch (KeeperException.NoNodeException e) {
+                // The reaper may delete an emptied parent between its creation and ours; it spares a container
+                // that never had a child, so a third miss takes other clients emptying it twice meanwhile.
+                if (attempt == 3) {
+                    throw e;
+                }
+                createParent(node.parent);
+            }
+        }
         long czxid = stat.getCzxid();
         if (czxid == 0) {
             // The node was found by protected mode after a lost reply: the stat was not filled in; ask for it.
@@ -313,6 +324,34 @@ public final class ZooKeeperLockBackend implements LockBackend {
             }
         }
         node.created(path, czxid);
+    }
+
+    /**
+     * Creates the parent of a key's nodes as a container, which the server deletes once it is empty again, under a
+     * root created once as a persistent node, with any missing ancestors. The root and its ancestors may be shared
+     * with the application ({@code /app} for {@code /app/locks}): Curator's creatingParentContainersIfNeeded() made
+     * them containers too, which the server deleted as soon as the last lock under them was gone. Costs nothing on
+     * the hot path: it runs only when the create found no parent.
+     */
+    private void createParent(String parent) throws Exception {
+        try {
+            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+            return;
+        } catch (KeeperException.NodeExistsException e) {
+            return; // another attempt created it meanwhile
+        } catch (KeeperException.NoNodeException e) {
+            // no root yet
+        }
+        try {
+            curator.create().creatingParentsIfNeeded().forPath(root, NO_DATA);
+        } catch (KeeperException.NodeExistsException e) {
+            // another client created it meanwhile
+        }
+        try {
+            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+        } catch (KeeperException.NodeExistsException e) {
+            // another attempt created it meanwhile
+        }
     }
 
     private List<String> sortedChildren(LockNode node) throws Exception {
