@@ -266,9 +266,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    /** Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection. */
+    /**
+     * Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection; not
+     * once its deadline passed, so that a connection that keeps failing its calls cannot hold it past the deadline.
+     */
     private static boolean keepsPlace(LockNode node) {
-        return node.path != null && !node.request.isTry();
+        return node.path != null && !node.request.isTry() && !node.request.isCancelled();
     }
 
     /**
