@@ -153,6 +153,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     if (!keepsPlace(node)) {
                         throw e;
                     }
+                    if (request.isCancelled()) {
+                        return null; // the deadline passed while the call was out: a timeout, as for any waiter
+                    }
                     continue; // the connection dropped midway: wait for it with our node, at the top
                 }
                 int index = children.indexOf(node.name);
@@ -178,6 +181,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
                     if (!keepsPlace(node)) {
                         throw e;
+                    }
+                    if (request.isCancelled()) {
+                        return null;
                     }
                     continue;
                 }
@@ -267,11 +273,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection; not
-     * once its deadline passed, so that a connection that keeps failing its calls cannot hold it past the deadline.
+     * Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection. A
+     * synchronous call sent just as the connection drops can block for up to the ZooKeeper client's reconnection
+     * back-off (about a second) before it fails, so the caller checks the deadline again before it waits.
      */
     private static boolean keepsPlace(LockNode node) {
-        return node.path != null && !node.request.isTry() && !node.request.isCancelled();
+        return node.path != null && !node.request.isTry();
     }
 
     /**
