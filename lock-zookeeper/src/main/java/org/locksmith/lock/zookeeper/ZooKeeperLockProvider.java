@@ -23,7 +23,8 @@ import org.locksmith.lock.zookeeper.internal.ZooKeeperSettings;
  *   <li>{@code sessionTimeoutMs} (default 30000): the session timeout asked of the server, which bounds it to 2 to 20
  *       ticks. A crashed holder's lock frees once its session expires.
  *   <li>{@code connectionTimeoutMs} (default 5000): how long opening the client, and any operation, waits for a
- *       connection before failing with {@link org.locksmith.lock.LockBackendException}.
+ *       connection before failing with {@link org.locksmith.lock.LockBackendException}; an acquire never waits past
+ *       its deadline, and a queued waiter keeps its place while its session may survive (see the module README).
  * </ul>
  *
  * The client owns its {@link CuratorFramework} and closes it with the {@link org.locksmith.lock.LockClient}.

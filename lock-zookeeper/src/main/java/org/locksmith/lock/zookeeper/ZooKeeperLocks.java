@@ -24,10 +24,10 @@ public final class ZooKeeperLocks {
     /**
      * A client whose locks live under {@value ZooKeeperSettings#DEFAULT_ROOT} (inside the client's namespace, if it
      * has one). Closing the returned client releases its leases but does not close {@code curator}. Operations wait
-     * for a connection at most the client's connection timeout, then fail with {@link
-     * org.locksmith.lock.LockBackendException}; curator's retry policy covers connections lost mid-operation. Operations wait
-     * for a connection at most the client's connection timeout, then fail with {@link
-     * org.locksmith.lock.LockBackendException}; curator's retry policy covers connections lost mid-operation.
+     * for a connection at most the client's connection timeout (an acquire never past its deadline), then fail with
+     * {@link org.locksmith.lock.LockBackendException}; a queued waiter keeps its place longer, while its session may
+     * survive. Curator's retry policy covers connections lost mid-operation. The root and any missing ancestors are
+     * created as persistent nodes.
      *
      * @throws NullPointerException if curator is null
      * @throws IllegalStateException if curator was not started

@@ -48,11 +48,24 @@ final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** A server whose container reaper runs every {@code containerCheckMs} (a minute is ZooKeeper's default). */
     EmbeddedZooKeeper(int containerCheckMs) {
+        this(containerCheckMs, Map.of());
+    }
+
+    /**
+     * A server that grants sessions of up to {@code maxSessionTimeoutMs} (20 ticks, 2 s, by default), for tests
+     * whose outages must be longer than a connection timeout and still shorter than the session.
+     */
+    static EmbeddedZooKeeper withMaxSessionTimeout(int maxSessionTimeoutMs) {
+        return new EmbeddedZooKeeper(
+                CONTAINER_CHECK_MS, Map.of("maxSessionTimeout", String.valueOf(maxSessionTimeoutMs)));
+    }
+
+    private EmbeddedZooKeeper(int containerCheckMs, Map<String, Object> serverProperties) {
         this.containerCheckMs = containerCheckMs;
         try {
             File dir = Files.createTempDirectory("locksmith-zk").toFile();
             this.spec = new InstanceSpec(
-                    dir, InstanceSpec.getRandomPort(), -1, -1, true, -1, TICK_MS, -1, Map.of(), "127.0.0.1");
+                    dir, InstanceSpec.getRandomPort(), -1, -1, true, -1, TICK_MS, -1, serverProperties, "127.0.0.1");
             this.server = start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
@@ -13,16 +14,16 @@ import org.locksmith.lock.Locks;
 /**
  * Contract 16 at scale: after 1,000 keys are locked and released, no lock node is left, and the container reaper
  * (run every {@value EmbeddedZooKeeper#CONTAINER_CHECK_MS} ms on this private server instead of ZooKeeper's default
- * minute, through {@code znode.container.checkIntervalMs}) removes every empty lock parent, and then the root.
+ * minute, through {@code znode.container.checkIntervalMs}) removes every empty lock parent. The lock root, and the
+ * ancestors the client created for it, are persistent and stay: they may be the application's own nodes.
  */
 class ZooKeeperCleanupTest {
 
     @Test
-    void thousandKeysLeaveNothingBehind() throws Exception {
+    void thousandKeysLeaveNothingBehindButTheirRoot() throws Exception {
         try (EmbeddedZooKeeper server = new EmbeddedZooKeeper();
                 CuratorFramework admin = ZooKeeperTestSupport.admin(server.connectString())) {
-            String root = "/cleanup/locks";
-            admin.create().creatingParentsIfNeeded().forPath("/cleanup"); // a persistent anchor to look under
+            String root = "/cleanup/locks"; // neither node exists: the lock client creates both
             try (LockClient client = Locks.open(server.url(root, 10_000, 5_000))) {
                 for (int i = 0; i < 1_000; i++) {
                     try (LockLease lease = client.lock("key-" + i).acquire(Duration.ofSeconds(5))) {
@@ -38,12 +39,23 @@ class ZooKeeperCleanupTest {
                 }
                 assertThat(lockNodes).isZero();
             }
-            // The reaper deletes empty containers (the key parents, then the root, itself a container) within a
-            // few intervals; it deletes at most znode.container.maxPerMinute (10,000) per minute.
+            // The reaper deletes the empty key parents within a few intervals; it deletes at most
+            // znode.container.maxPerMinute (10,000) per minute.
             await().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> admin.checkExists().forPath(root) == null);
-            assertThat(admin.getChildren().forPath("/cleanup")).isEmpty();
+                    .until(() -> admin.getChildren().forPath(root).isEmpty());
+            // The root and its ancestor are plain persistent nodes (a container's ephemeralOwner is
+            // Long.MIN_VALUE), and outlive several more reaper passes.
+            for (String node : new String[] {"/cleanup", root}) {
+                Stat stat = admin.checkExists().forPath(node);
+                assertThat(stat).as("%s exists", node).isNotNull();
+                assertThat(stat.getEphemeralOwner())
+                        .as("%s is persistent, not a container", node)
+                        .isZero();
+            }
+            await().during(Duration.ofMillis(3L * EmbeddedZooKeeper.CONTAINER_CHECK_MS))
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> admin.checkExists().forPath(root) != null);
         }
     }
 }

@@ -127,7 +127,8 @@ class ZooKeeperEnsembleTest {
         } catch (LockLostException expected) {
             // the documented outcome of releasing a lost lease
         } catch (LockException e) {
-            // the store could not be told in time; the node then vanishes with the holder's session
+            // the store could not be told in time; the delete stays scheduled and Curator sends it once the
+            // holder reconnects (ZooKeeperOutageTest), so the node does not wait for the session to end
         }
         for (Future<?> f : waiters) {
             f.get(60, TimeUnit.SECONDS);

@@ -37,6 +37,8 @@ final class LockNode implements BackendLease, Watcher {
     volatile String name;
     /** True once a create was sent: an interrupted create may have left a node we must find by {@link #tag}. */
     volatile boolean createSent;
+    /** The backend's count of ended sessions when the create was sent: the node lives only while it is unchanged. */
+    volatile long session;
 
     private volatile long czxid;
     private volatile long confirmedAtNanos;
@@ -93,6 +95,17 @@ final class LockNode implements BackendLease, Watcher {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     boolean await(long seen) throws InterruptedException {
+        return await(seen, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #await(long)}, but also returns after at most {@code maxNanos}.
+     *
+     * @return true if woken or {@code maxNanos} passed, false if cancelled or the request's deadline passed
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    boolean await(long seen, long maxNanos) throws InterruptedException {
+        long start = System.nanoTime();
         lock.lock();
         try {
             while (signals == seen) {
@@ -103,7 +116,11 @@ final class LockNode implements BackendLease, Watcher {
                 if (left <= 0) {
                     return false;
                 }
-                changed.awaitNanos(left);
+                long bound = maxNanos - (System.nanoTime() - start);
+                if (bound <= 0) {
+                    return true;
+                }
+                changed.awaitNanos(Math.min(left, bound));
             }
             return true;
         } finally {

@@ -23,8 +23,8 @@ import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 
 /**
- * The ZooKeeper lock recipe on a Curator client: one container node per key, one protected ephemeral sequential
- * child per attempt, the lowest sequence holds, each waiter watches only its predecessor.
+ * The ZooKeeper lock recipe on a Curator client: one container node per key under a persistent root, one protected
+ * ephemeral sequential child per attempt, the lowest sequence holds, each waiter watches only its predecessor.
  *
  * <p>Round trips: an uncontended acquire is one {@code create2} (returns the node's stat, hence its czxid, the
  * fencing token) and one {@code getChildren} (which also arms the watch that detects the node being deleted behind
@@ -33,8 +33,10 @@ import org.locksmith.lock.spi.LockBackend;
  * <p>Connection states: SUSPENDED and LOST make every held lease lost. A holder cannot prove it holds while it
  * cannot talk to ZooKeeper (its session may expire any moment and another client be granted), and the core's lease
  * has no way back from lost, so RECONNECTED does not restore it; releasing such a lease still deletes its node if
- * the session survived, so that the next waiter is granted at once. Waiters keep their place across a suspension
- * and look again on RECONNECTED; a waiter whose node vanished (session expired) queues again.
+ * the session survived, so that the next waiter is granted at once, also when the release itself cannot reach
+ * ZooKeeper within the connection timeout (the delete is then left to Curator, which sends it on reconnection).
+ * Waiters keep their place across a suspension and look again on RECONNECTED, until their deadline or the end of
+ * their session ({@link #awaitReconnection}); a waiter whose node vanished (session expired) queues again.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
@@ -47,8 +49,14 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final long connectionTimeoutMs;
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
-    /** Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. */
+    /**
+     * Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. Incremented before the
+     * listener sweeps {@link #held}; a grant reads it before its getChildren is sent and checks it after the node is
+     * held.
+     */
     private final AtomicLong disconnections = new AtomicLong();
+    /** Counts LOST transitions (sessions that ended), so that a waiter knows when its node went with its session. */
+    private final AtomicLong sessionEnds = new AtomicLong();
 
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
@@ -123,15 +131,33 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 request.onCancel(node::wake); // client close: stop waiting at once
             }
             while (true) {
-                awaitConnection(request.key());
+                if (node.path != null && !awaitReconnection(node)) {
+                    return null; // its deadline passed, or it was cancelled, while ZooKeeper was unreachable
+                }
                 if (node.path == null) {
+                    awaitConnection(request);
                     create(node);
                 }
                 long sentAt = System.nanoTime();
-                List<String> children = sortedChildren(node);
-                // Read after the reply: a suspension before it does not matter (the reply proves the session
-                // alive), one after it must reach this node even if the listener ran before the node was held.
+                // Read before the request goes out: the listener counts a suspension before it sweeps the held
+                // nodes, so any suspension after this read either finds this node held or changes the count that
+                // grant() checks. Read after the reply instead, a suspension whose count landed between the reply
+                // and this read, and whose sweep ran before the node was held, went unseen. A suspension counted
+                // while the request is out now makes the grant lost even if the reply came after a reconnection:
+                // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
+                List<String> children;
+                try {
+                    children = sortedChildren(node);
+                } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                    if (!keepsPlace(node)) {
+                        throw e;
+                    }
+                    if (request.isCancelled()) {
+                        return null; // the deadline passed while the call was out: a timeout, as for any waiter
+                    }
+                    continue; // the connection dropped midway: wait for it with our node, at the top
+                }
                 int index = children.indexOf(node.name);
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
@@ -149,7 +175,19 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     return null;
                 }
                 long seen = node.signals();
-                if (predecessorExists(parent + "/" + children.get(index - 1), node) && !node.await(seen)) {
+                boolean predecessorExists;
+                try {
+                    predecessorExists = predecessorExists(parent + "/" + children.get(index - 1), node);
+                } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                    if (!keepsPlace(node)) {
+                        throw e;
+                    }
+                    if (request.isCancelled()) {
+                        return null;
+                    }
+                    continue;
+                }
+                if (predecessorExists && !node.await(seen)) {
                     return null;
                 }
                 if (request.isCancelled()) {
@@ -172,33 +210,118 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Fails fast while ZooKeeper is unreachable: waits at most the connection timeout for a connection, so that an
-     * operation never queues behind Curator's retries for longer than that.
+     * Fails fast while ZooKeeper is unreachable: an attempt without a node waits for a connection at most the
+     * connection timeout, and never past its deadline, so that it never queues behind Curator's retries for longer.
      */
-    private void awaitConnection(String key) throws InterruptedException {
-        if (curator.getZookeeperClient().isConnected()) {
+    private void awaitConnection(AcquireRequest request) throws InterruptedException {
+        if (isConnected()) {
             return;
         }
-        if (!curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
+        long waitMs = connectionTimeoutMs;
+        String bound = ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionTimeoutMs;
+        if (!request.isTry() && request.remainingNanos() < TimeUnit.MILLISECONDS.toNanos(waitMs)) {
+            waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(request.remainingNanos()));
+            bound = "the acquire's deadline";
+        }
+        if (waitMs == 0 || !curator.blockUntilConnected((int) waitMs, TimeUnit.MILLISECONDS)) {
             throw new LockBackendException(
-                    "Not connected to ZooKeeper at " + where + " within connectionTimeoutMs=" + connectionTimeoutMs
-                            + " (key '" + key + "'); check that the ensemble is running and reachable",
+                    "Not connected to ZooKeeper at " + where + " within " + bound + " (key '" + request.key()
+                            + "'); check that the ensemble is running and reachable",
                     new KeeperException.ConnectionLossException());
         }
+    }
+
+    /**
+     * A waiter that finds the connection down keeps its node, and so its place in the queue, for as long as its
+     * session may survive: it waits for the reconnection until its own deadline or until its session ends,
+     * whichever comes first. Failing it after the connection timeout instead, as a new attempt fails, would send
+     * every waiter to the back of the queue after any outage longer than that, although ZooKeeper keeps their nodes
+     * for the whole session timeout. The session ends when Curator reports LOST, which it does once a session
+     * timeout has passed without a connection; as a backstop that does not depend on Curator's policy, the waiter
+     * also stops trusting its node after one negotiated session timeout of its own wait.
+     *
+     * @return true to look again: connected in the node's session, or the session ended and the node was given up
+     *     (its path is then null and the caller queues again, as a new attempt); false if the request's deadline
+     *     passed or it was cancelled first
+     */
+    private boolean awaitReconnection(LockNode node) throws InterruptedException {
+        long waitedSince = System.nanoTime();
+        while (true) {
+            long seen = node.signals();
+            if (sessionEnds.get() != node.session) {
+                discard(node);
+                return true;
+            }
+            if (isConnected()) {
+                return true;
+            }
+            if (node.request.isTry()) {
+                awaitConnection(node.request); // a try never waits on the queue, so it has no place to keep
+                continue;
+            }
+            long sessionNanos = TimeUnit.MILLISECONDS.toNanos(
+                    Math.max(connectionTimeoutMs, curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()));
+            long left = sessionNanos - (System.nanoTime() - waitedSince);
+            if (left <= 0) {
+                discard(node);
+                return true;
+            }
+            if (!node.await(seen, left)) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Whether a waiter whose call failed for want of a connection keeps its node and waits for the reconnection. A
+     * synchronous call sent just as the connection drops can block for up to the ZooKeeper client's reconnection
+     * back-off (about a second) before it fails, so the caller checks the deadline again before it waits.
+     */
+    private static boolean keepsPlace(LockNode node) {
+        return node.path != null && !node.request.isTry();
+    }
+
+    /**
+     * Gives up a waiting node whose session ended. The node is normally gone with it; it is deleted anyway, in the
+     * background, in case its create was sent just after the session ended and it lives on in the new session,
+     * where it would block the queue.
+     */
+    private void discard(LockNode node) {
+        String path = node.path;
+        node.vanished();
+        deleteInBackground(path);
+    }
+
+    private boolean isConnected() {
+        return curator.getZookeeperClient().isConnected();
     }
 
     private void create(LockNode node) throws Exception {
         Stat stat = new Stat();
         node.createSent = true;
+        // Read before the create is sent: a session that ends after this read is always noticed, even if the
+        // create itself went out on the next session (the waiter then deletes and replaces a live node, harmless).
+        node.session = sessionEnds.get();
         // Protected mode: if the connection drops after the server created the node but before the reply came,
         // Curator's retry finds the node by its protection id instead of creating a second one that would queue
-        // behind the first and deadlock us. Parents are containers, which the server deletes once empty.
-        String path = curator.create()
-                .storingStatIn(stat)
-                .creatingParentContainersIfNeeded()
-                .withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(node.parent + "/" + node.tag, NO_DATA);
+        // behind the first and deadlock us.
+        String path = null;
+        for (int attempt = 1; path == null; attempt++) {
+            try {
+                path = curator.create()
+                        .storingStatIn(stat)
+                        .withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath(node.parent + "/" + node.tag, NO_DATA);
+            } catch (KeeperException.NoNodeException e) {
+                // The reaper may delete an emptied parent between its creation and ours; it spares a container
+                // that never had a child, so a third miss takes other clients emptying it twice meanwhile.
+                if (attempt == 3) {
+                    throw e;
+                }
+                createParent(node.parent);
+            }
+        }
         long czxid = stat.getCzxid();
         if (czxid == 0) {
             // The node was found by protected mode after a lost reply: the stat was not filled in; ask for it.
@@ -211,6 +334,34 @@ public final class ZooKeeperLockBackend implements LockBackend {
             }
         }
         node.created(path, czxid);
+    }
+
+    /**
+     * Creates the parent of a key's nodes as a container, which the server deletes once it is empty again, under a
+     * root created once as a persistent node, with any missing ancestors. The root and its ancestors may be shared
+     * with the application ({@code /app} for {@code /app/locks}): Curator's creatingParentContainersIfNeeded() made
+     * them containers too, which the server deleted as soon as the last lock under them was gone. Costs nothing on
+     * the hot path: it runs only when the create found no parent.
+     */
+    private void createParent(String parent) throws Exception {
+        try {
+            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+            return;
+        } catch (KeeperException.NodeExistsException e) {
+            return; // another attempt created it meanwhile
+        } catch (KeeperException.NoNodeException e) {
+            // no root yet
+        }
+        try {
+            curator.create().creatingParentsIfNeeded().forPath(root, NO_DATA);
+        } catch (KeeperException.NodeExistsException e) {
+            // another client created it meanwhile
+        }
+        try {
+            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+        } catch (KeeperException.NodeExistsException e) {
+            // another attempt created it meanwhile
+        }
     }
 
     private List<String> sortedChildren(LockNode node) throws Exception {
@@ -259,9 +410,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
         boolean interrupted = Thread.interrupted(); // ZooKeeper's calls refuse to start on an interrupted thread
         try {
             String path = node.path;
-            if (path != null) {
+            if (path != null && !isConnected()) {
+                // Never wait for a connection here: this runs when the attempt is over (deadline, interrupt,
+                // close), and Curator sends a background delete when the connection returns.
+                deleteInBackground(path);
+            } else if (path != null) {
                 deleteGuaranteed(path);
-            } else if (curator.getZookeeperClient().isConnected()) {
+            } else if (isConnected()) {
                 // The create was interrupted before its reply: find our node by its owner tag. (When the create
                 // failed for lack of a connection, Curator's protected mode already finds and deletes the node
                 // in the background, and the session's end would anyway.)
@@ -285,6 +440,17 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
+    /** A guaranteed delete that never waits: Curator sends it now or on reconnection, and retries until it is done. */
+    private void deleteInBackground(String path) {
+        try {
+            curator.delete().guaranteed().inBackground().forPath(path);
+        } catch (Exception e) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "Could not schedule the delete of lock node " + path + "; it vanishes with its session: " + e);
+        }
+    }
+
     private void deleteGuaranteed(String path) throws Exception {
         try {
             // guaranteed(): if the connection fails, Curator keeps deleting in the background until it succeeds,
@@ -300,7 +466,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
         node.state = LockNode.State.DONE;
         boolean interrupted = Thread.interrupted();
         try {
-            awaitConnection(node.request.key());
+            if (!isConnected() && !curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
+                throw deleteWhenReconnected(
+                        node,
+                        "Not connected to ZooKeeper at " + where + " within " + ZooKeeperSettings.CONNECTION_TIMEOUT
+                                + "=" + connectionTimeoutMs);
+            }
+            // guaranteed(): if the connection fails midway, Curator keeps deleting in the background.
             curator.delete().guaranteed().forPath(node.path);
             return true;
         } catch (KeeperException.NoNodeException e) {
@@ -309,18 +481,42 @@ public final class ZooKeeperLockBackend implements LockBackend {
             throw e;
         } catch (InterruptedException e) {
             interrupted = true;
-            throw new LockBackendException(
-                    "Interrupted while releasing key '" + node.request.key() + "' at " + where
-                            + "; the node vanishes with the session",
-                    e);
+            throw deleteWhenReconnected(node, "Interrupted while talking to ZooKeeper at " + where);
         } catch (Exception e) {
             throw new LockBackendException(
-                    "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e, e);
+                    "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e
+                            // the same test Curator makes before it schedules a failed guaranteed delete again
+                            + (curator.getZookeeperClient().getRetryPolicy().allowRetry(e) ? scheduled(node) : ""),
+                    e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Schedules the delete of a released node that could not be sent: in the background, so that Curator sends it
+     * when the connection returns and retries it until it succeeds. Without it the node would outlive the outage
+     * for as long as the session does, which with an application's long-lived Curator client is for good.
+     */
+    private LockBackendException deleteWhenReconnected(LockNode node, String why) {
+        try {
+            curator.delete().guaranteed().inBackground().forPath(node.path);
+        } catch (Exception e) {
+            return new LockBackendException(
+                    why + "; could not schedule the delete of the node " + node.path + " of key '" + node.request.key()
+                            + "', which goes with the session: " + e,
+                    e);
+        }
+        return new LockBackendException(
+                why + ": key '" + node.request.key() + "' is not released yet" + scheduled(node),
+                new KeeperException.ConnectionLossException());
+    }
+
+    private static String scheduled(LockNode node) {
+        return "; the delete of its node " + node.path + " stays scheduled: Curator sends it when the connection"
+                + " returns, while the client is open, and the node goes with the session otherwise";
     }
 
     /** A holder's watch fired: check in the background (never block ZooKeeper's event thread) and watch again. */
@@ -358,6 +554,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
         switch (state) {
             case SUSPENDED, LOST -> {
                 disconnections.incrementAndGet();
+                if (state == ConnectionState.LOST) {
+                    sessionEnds.incrementAndGet(); // before the waiters are woken below
+                }
                 for (LockNode node : held) {
                     lost(
                             node,
