@@ -229,6 +229,21 @@ public final class MemoryBackend implements LockBackend {
         }
     }
 
+    /**
+     * Reports the key's lease lost but keeps its state in the store, as a backend does when its connection is
+     * suspended: the lease can no longer be proved held, although the store may still hold it.
+     */
+    public void reportLostKeepingState(String key) {
+        Grant g;
+        lock.lock();
+        try {
+            g = holders.get(key);
+        } finally {
+            lock.unlock();
+        }
+        g.request.reportLost("connection suspended", null);
+    }
+
     public int waiters() {
         lock.lock();
         try {

@@ -32,11 +32,18 @@ final class CoreLease implements LockLease {
     /** Serialises the backend calls on this lease (renew, release), as the SPI promises; never held while waiting. */
     final ReentrantLock io = new ReentrantLock();
 
-    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    /**
+     * Where the lease is and, once lost, why, in one immutable value: whoever sees the lease lost sees the cause
+     * too, and a release decides from the very status it replaces, not from an earlier look.
+     */
+    private record Status(State state, LockLostException lostCause) {}
+
+    private static final Status HELD = new Status(State.HELD, null);
+
+    private final AtomicReference<Status> status = new AtomicReference<>(HELD);
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
     private volatile int holdCount = 1;
     private volatile long validUntilNanos;
-    private volatile LockLostException lostCause;
     private volatile boolean releasedByClose;
 
     CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease) {
@@ -72,15 +79,11 @@ final class CoreLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && System.nanoTime() - validUntilNanos < 0;
+        return status.get() == HELD && System.nanoTime() - validUntilNanos < 0;
     }
 
     boolean isHeld() {
-        return state.get() == State.HELD;
-    }
-
-    boolean isLost() {
-        return state.get() == State.LOST;
+        return status.get() == HELD;
     }
 
     long validUntilNanos() {
@@ -102,9 +105,11 @@ final class CoreLease implements LockLease {
 
     /** Re-entry by the owner thread: no round trip. */
     CoreLease reenter() {
-        if (state.get() == State.LOST) {
+        Status now = status.get();
+        if (now.state() == State.LOST) {
             throw new LockLostException(
-                    "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first", lostCause);
+                    "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first",
+                    now.lostCause());
         }
         if (holdCount == Integer.MAX_VALUE) {
             throw new Error("Maximum lock count exceeded for key '" + key + "'");
@@ -118,7 +123,7 @@ final class CoreLease implements LockLease {
         Objects.requireNonNull(listener, "listener");
         Listener l = new Listener(listener);
         listeners.add(l);
-        LockLostException cause = lostCause;
+        LockLostException cause = status.get().lostCause();
         if (cause != null) {
             l.fire(cause);
         }
@@ -126,11 +131,9 @@ final class CoreLease implements LockLease {
 
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
     void markLost(LockLostException cause) {
-        if (!state.compareAndSet(State.HELD, State.LOST)) {
-            return;
+        if (status.compareAndSet(HELD, new Status(State.LOST, cause))) {
+            client.notifyLost(this, cause);
         }
-        lostCause = cause;
-        client.notifyLost(this, cause);
     }
 
     void fireListeners(LockLostException cause) {
@@ -155,39 +158,43 @@ final class CoreLease implements LockLease {
         }
         holdCount--;
         if (holdCount > 0) {
-            throwIfLost();
+            LockLostException cause = status.get().lostCause();
+            if (cause != null) {
+                throw new LockLostException(cause.getMessage(), cause);
+            }
             return;
         }
-        boolean wasLost = state.get() == State.LOST;
-        boolean stillHeld = releaseInStore();
-        if (wasLost) {
-            throwIfLost();
-        } else if (!stillHeld) {
-            LockLostException lost = new LockLostException("Key '" + key
-                    + "' was no longer held for this owner when released: its lease expired or was taken over");
-            lostCause = lost;
+        LockLostException lost = releaseInStore();
+        if (lost != null) {
+            // Each listener runs once: one the notifier already called is not called again.
             fireListeners(lost);
-            throw lost;
+            throw new LockLostException(lost.getMessage(), lost);
         }
     }
 
-    private void throwIfLost() {
-        LockLostException cause = lostCause;
-        if (cause != null) {
-            throw new LockLostException(cause.getMessage(), cause);
-        }
-    }
-
-    /** Releases in the store once; returns whether the store still held it for us. */
-    private boolean releaseInStore() {
+    /**
+     * Ends the lease and releases it in the store, once. Returns why the lease was lost before this release, or
+     * that the store no longer held it for us; null if it was held to the end.
+     */
+    private LockLostException releaseInStore() {
         client.forget(this);
         io.lock();
         try {
-            State previous = state.getAndSet(State.RELEASED);
-            if (previous == State.RELEASED) {
-                return true;
+            // Decided under the I/O lock and in one step with the end of the lease: a loss reported while this
+            // release waited for a renewal is seen here, and none can be reported after.
+            Status before = status.getAndUpdate(
+                    s -> s.state() == State.RELEASED ? s : new Status(State.RELEASED, s.lostCause()));
+            if (before.state() == State.RELEASED) {
+                return before.lostCause();
             }
-            return backendLease.release();
+            boolean stillHeld = backendLease.release();
+            if (before.state() == State.LOST || stillHeld) {
+                return before.lostCause();
+            }
+            LockLostException gone = new LockLostException("Key '" + key
+                    + "' was no longer held for this owner when released: its lease expired or was taken over");
+            status.set(new Status(State.RELEASED, gone));
+            return gone;
         } catch (LockBackendException e) {
             throw new LockBackendException(
                     "Key '" + key + "' released locally; the store could not be told and will free it by itself: "
@@ -217,8 +224,8 @@ final class CoreLease implements LockLease {
 
     @Override
     public String toString() {
-        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + holdCount + ", state=" + state.get()
-                + "]";
+        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + holdCount + ", state="
+                + status.get().state() + "]";
     }
 
     /** Calls its consumer at most once, whoever gets there first (the notifier or {@link #onLost}). */
