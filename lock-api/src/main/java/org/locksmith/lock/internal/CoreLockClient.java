@@ -203,8 +203,12 @@ public final class CoreLockClient implements LockClient {
 
     /** One renewal round: expire what could not be renewed in time, then renew the rest in one backend call. */
     private void renewAll() {
-        List<CoreLease> leases = new ArrayList<>();
-        List<BackendLease> batch = new ArrayList<>();
+        renew(leasesDueForRenewal());
+    }
+
+    /** The held leases, after marking lost those whose time ran out. Their owners may release them meanwhile. */
+    List<CoreLease> leasesDueForRenewal() {
+        List<CoreLease> due = new ArrayList<>();
         long now = System.nanoTime();
         for (CoreLease lease : held.values()) {
             if (!lease.isHeld()) {
@@ -215,11 +219,29 @@ public final class CoreLockClient implements LockClient {
                         "Lease of key '" + lease.key() + "' ran out before the store could confirm a renewal"));
                 continue;
             }
+            due.add(lease);
+        }
+        return due;
+    }
+
+    /** Renews {@code due} in one backend call, but only those still held once their I/O lock is ours. */
+    void renew(List<CoreLease> due) {
+        List<CoreLease> leases = new ArrayList<>(due.size());
+        List<BackendLease> batch = new ArrayList<>(due.size());
+        for (CoreLease lease : due) {
             // Skip a lease whose owner is releasing it right now; the SPI promises one call at a time.
-            if (lease.io.tryLock()) {
-                leases.add(lease);
-                batch.add(lease.backendLease());
+            if (!lease.io.tryLock()) {
+                continue;
             }
+            // Released or lost since it was chosen? A release ends the lease under this lock, so a lease held now
+            // stays unreleased until the renewal is done. The SPI renews held leases only: a released one's
+            // connection may already be back in a pool.
+            if (!lease.isHeld()) {
+                lease.io.unlock();
+                continue;
+            }
+            leases.add(lease);
+            batch.add(lease.backendLease());
         }
         if (batch.isEmpty()) {
             return;
