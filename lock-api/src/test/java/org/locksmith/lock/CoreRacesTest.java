@@ -1,6 +1,7 @@
 package org.locksmith.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -53,6 +54,54 @@ class CoreRacesTest {
             unblock.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Blocks the core's timer thread (the one that watches waiters and leases) in a cancel action, until {@link
+     * #unblock}: a waiter on key "other" in an uninterruptible store call reaches its deadline and the core's
+     * cancellation of it never returns. A backend must not block there; here it stands for "the core has not
+     * looked at its clocks yet".
+     */
+    private void blockTimers(LockClient client, MemoryBackend backend) throws Exception {
+        CountDownLatch cancelling = new CountDownLatch(1);
+        backend.uninterruptible = true;
+        backend.cancelHook = () -> {
+            cancelling.countDown();
+            awaitUnblock();
+        };
+        client.lock("other").acquire(Duration.ofSeconds(1)); // held by the test's thread until the client closes
+        threads.submit(() -> client.lock("other").tryAcquire(Duration.ofMillis(50)));
+        assertThat(cancelling.await(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Re-entry hands out a lease "valid now" or none: one past its time is reported lost, without I/O. */
+    @Test
+    void reentryIntoALeasePastItsTimeFailsWithoutIo() throws Exception {
+        MemoryBackend backend = new MemoryBackend(
+                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.LOSS_DETECTION),
+                Duration.ofMillis(100),
+                Duration.ZERO);
+        try (LockClient client = Locks.client(backend)) {
+            blockTimers(client, backend);
+            DistributedLock lock = client.lock("k");
+            LockLease lease = lock.acquire(Duration.ofSeconds(1));
+            List<LockLostException> heard = new CopyOnWriteArrayList<>();
+            lease.onLost(heard::add);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+            int calls = backend.acquireCalls.get();
+
+            assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(1)))
+                    .isInstanceOf(LockLostException.class)
+                    .cause()
+                    .hasMessageContaining("ran out");
+            assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockLostException.class);
+            assertThat(lease.holdCount()).isEqualTo(1);
+            assertThat(backend.acquireCalls).hasValue(calls);
+            await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 1);
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            assertThat(heard).hasSize(1);
+            assertThat(backend.releaseCalls).hasValue(1);
         }
     }
 

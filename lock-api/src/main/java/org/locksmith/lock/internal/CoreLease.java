@@ -103,8 +103,12 @@ final class CoreLease implements LockLease {
         return holdCount;
     }
 
-    /** Re-entry by the owner thread: no round trip. */
+    /** Re-entry by the owner thread: no round trip. Hands out the lease only while it is valid. */
     CoreLease reenter() {
+        if (status.get() == HELD && System.nanoTime() - validUntilNanos >= 0) {
+            // Past its time and nobody has said so yet (no renewal round or timer since): this is the loss.
+            markLost(ranOut());
+        }
         Status now = status.get();
         if (now.state() == State.LOST) {
             throw new LockLostException(
@@ -127,6 +131,12 @@ final class CoreLease implements LockLease {
         if (cause != null) {
             l.fire(cause);
         }
+    }
+
+    /** Why a lease that the store did not confirm within its lease time is lost. */
+    LockLostException ranOut() {
+        return new LockLostException("Lease of key '" + key + "' ran out: the store did not confirm it within "
+                + client.leaseTime().toMillis() + " ms (renewal failed, was late, or the backend does not renew)");
     }
 
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */

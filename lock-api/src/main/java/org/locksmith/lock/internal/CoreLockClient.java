@@ -104,6 +104,10 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
+    Duration leaseTime() {
+        return Duration.ofNanos(leaseNanos);
+    }
+
     long validUntil(long confirmedAtNanos) {
         return leaseNanos == 0 ? confirmedAtNanos + Long.MAX_VALUE / 2 : confirmedAtNanos + leaseNanos;
     }
@@ -215,8 +219,7 @@ public final class CoreLockClient implements LockClient {
                 continue;
             }
             if (leaseNanos != 0 && now - lease.validUntilNanos() >= 0) {
-                lease.markLost(new LockLostException(
-                        "Lease of key '" + lease.key() + "' ran out before the store could confirm a renewal"));
+                lease.markLost(lease.ranOut());
                 continue;
             }
             due.add(lease);
