@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,7 +15,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.DistributedLock;
-import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLostException;
@@ -44,7 +42,14 @@ public final class CoreLockClient implements LockClient {
     private final AtomicLong grants = new AtomicLong();
     private final ConcurrentHashMap<Holder, CoreLease> held = new ConcurrentHashMap<>();
     private final Set<CoreAcquireRequest> waiting = ConcurrentHashMap.newKeySet();
-    private final ScheduledThreadPoolExecutor scheduler;
+    /**
+     * Timers only, never store I/O: the interrupt and deadline watch over waiting threads (and the backends' cancel
+     * actions it runs), and the expiry of leases.
+     */
+    private final ScheduledThreadPoolExecutor watchdog;
+    /** Null when the backend has nothing to renew. */
+    private final LeaseRenewer renewer;
+
     private final ThreadPoolExecutor notifier;
 
     private final ReentrantLock closeLock = new ReentrantLock();
@@ -63,17 +68,17 @@ public final class CoreLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.clientId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
 
-        this.scheduler = new ScheduledThreadPoolExecutor(1, new DaemonThreads("renewer"));
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        // Listeners get their own thread so that a slow one never delays a renewal.
+        // At most three threads per client, each started only when first needed: the watchdog, the renewer, and
+        // the notifier, which runs listeners so that a slow one never delays a renewal or a cancellation.
+        this.watchdog = new ScheduledThreadPoolExecutor(1, new DaemonThreads("watchdog"));
+        watchdog.setRemoveOnCancelPolicy(true);
+        watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier = new ThreadPoolExecutor(
                 0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("notifier"));
         Duration renew = backend.renewInterval();
-        if (renew != null && !renew.isZero() && !renew.isNegative()) {
-            long every = renew.toNanos();
-            scheduler.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.NANOSECONDS);
-        }
+        this.renewer = renew != null && !renew.isZero() && !renew.isNegative()
+                ? new LeaseRenewer(backend, held.values(), leaseNanos, renew.toNanos())
+                : null;
     }
 
     @Override
@@ -91,6 +96,11 @@ public final class CoreLockClient implements LockClient {
     @Override
     public String backend() {
         return name;
+    }
+
+    /** The renewer, or null if the backend does not renew; for tests that play a renewal round step by step. */
+    LeaseRenewer renewer() {
+        return renewer;
     }
 
     /** The backend this client wraps; for tests and tools that need the store's own view. */
@@ -136,7 +146,7 @@ public final class CoreLockClient implements LockClient {
             throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
         }
         CoreAcquireRequest request = new CoreAcquireRequest(
-                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, scheduler);
+                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog);
         waiting.add(request);
         BackendLease granted;
         try {
@@ -205,73 +215,6 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    /** One renewal round: expire what could not be renewed in time, then renew the rest in one backend call. */
-    private void renewAll() {
-        renew(leasesDueForRenewal());
-    }
-
-    /** The held leases, after marking lost those whose time ran out. Their owners may release them meanwhile. */
-    List<CoreLease> leasesDueForRenewal() {
-        List<CoreLease> due = new ArrayList<>();
-        long now = System.nanoTime();
-        for (CoreLease lease : held.values()) {
-            if (!lease.isHeld()) {
-                continue;
-            }
-            if (leaseNanos != 0 && now - lease.validUntilNanos() >= 0) {
-                lease.markLost(lease.ranOut());
-                continue;
-            }
-            due.add(lease);
-        }
-        return due;
-    }
-
-    /** Renews {@code due} in one backend call, but only those still held once their I/O lock is ours. */
-    void renew(List<CoreLease> due) {
-        List<CoreLease> leases = new ArrayList<>(due.size());
-        List<BackendLease> batch = new ArrayList<>(due.size());
-        for (CoreLease lease : due) {
-            // Skip a lease whose owner is releasing it right now; the SPI promises one call at a time.
-            if (!lease.io.tryLock()) {
-                continue;
-            }
-            // Released or lost since it was chosen? A release ends the lease under this lock, so a lease held now
-            // stays unreleased until the renewal is done. The SPI renews held leases only: a released one's
-            // connection may already be back in a pool.
-            if (!lease.isHeld()) {
-                lease.io.unlock();
-                continue;
-            }
-            leases.add(lease);
-            batch.add(lease.backendLease());
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        long sentAt = System.nanoTime();
-        try {
-            List<BackendLease> lost = backend.renew(batch);
-            Set<BackendLease> lostSet = lost.isEmpty() ? Set.of() : Set.copyOf(lost);
-            for (CoreLease lease : leases) {
-                if (lostSet.contains(lease.backendLease())) {
-                    lease.markLost(new LockLostException(
-                            "Lease of key '" + lease.key() + "' is no longer held in the store (renewal refused)"));
-                } else {
-                    lease.renewed(sentAt);
-                }
-            }
-        } catch (LockBackendException e) {
-            LOG.log(System.Logger.Level.WARNING, "Renewal failed; will retry: " + e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "Renewal failed unexpectedly; will retry", e);
-        } finally {
-            for (CoreLease lease : leases) {
-                lease.io.unlock();
-            }
-        }
-    }
-
     @Override
     public void close() {
         closeLock.lock();
@@ -309,10 +252,16 @@ public final class CoreLockClient implements LockClient {
         for (CoreLease lease : new ArrayList<>(held.values())) {
             lease.releaseOnClose();
         }
-        scheduler.shutdownNow();
+        if (renewer != null) {
+            renewer.shutdownNow();
+        }
+        watchdog.shutdownNow();
         notifier.shutdown();
         try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            if (renewer != null) {
+                renewer.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            watchdog.awaitTermination(5, TimeUnit.SECONDS);
             notifier.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -23,11 +23,11 @@ class LeaseRenewalTest {
     void aLeaseReleasedAfterTheRoundChoseItIsNotRenewed() throws Exception {
         try (CoreLockClient client = (CoreLockClient) Locks.client(backend)) {
             LockLease lease = client.lock("k").acquire(Duration.ofSeconds(1));
-            List<CoreLease> due = client.leasesDueForRenewal();
+            List<CoreLease> due = client.renewer().leasesDue();
             assertThat(due).containsExactly((CoreLease) lease);
 
             lease.release();
-            client.renew(due);
+            client.renewer().renew(due);
 
             assertThat(backend.renewedAfterRelease)
                     .as("renewals of a lease already released")
@@ -41,7 +41,7 @@ class LeaseRenewalTest {
     void aLeaseHeldWhenLockedIsRenewed() throws Exception {
         try (CoreLockClient client = (CoreLockClient) Locks.client(backend)) {
             LockLease lease = client.lock("k").acquire(Duration.ofSeconds(1));
-            client.renew(client.leasesDueForRenewal());
+            client.renewer().renew(client.renewer().leasesDue());
             assertThat(backend.renewCalls).hasValue(1);
             assertThat(lease.isValid()).isTrue();
             lease.release();
