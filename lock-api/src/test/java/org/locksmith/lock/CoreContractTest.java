@@ -241,6 +241,33 @@ class CoreContractTest {
     }
 
     @Test
+    void anUnrenewedLeaseIsReportedLostOnceWhenItsTimeRunsOut() throws Exception {
+        MemoryBackend leased = new MemoryBackend(
+                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.LOSS_DETECTION),
+                Duration.ofMillis(200),
+                Duration.ZERO);
+        try (LockClient c = Locks.client(leased)) {
+            long start = System.nanoTime();
+            LockLease lease = c.lock("k").acquire(Duration.ofSeconds(1));
+            List<LockLostException> causes = new CopyOnWriteArrayList<>();
+            List<Long> heardAfterMillis = new CopyOnWriteArrayList<>();
+            lease.onLost(e -> {
+                heardAfterMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                causes.add(e);
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> causes.size() == 1);
+            assertThat(heardAfterMillis.get(0))
+                    .as("listener called this long after the acquire of a 200 ms lease")
+                    .isBetween(200L, 1000L);
+            assertThat(causes.get(0)).hasMessageContaining("ran out");
+            assertThat(lease.isValid()).isFalse();
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            assertThat(causes).hasSize(1);
+            assertThat(leased.renewCalls).hasValue(0);
+        }
+    }
+
+    @Test
     void closeReleasesLeasesFailsWaitersAndStopsThreads() throws Exception {
         MemoryBackend own = new MemoryBackend(
                 EnumSet.of(LockFeature.REENTRANT, LockFeature.AUTO_RENEWAL, LockFeature.LEASE_EXPIRY),

@@ -2,6 +2,7 @@ package org.locksmith.lock.internal;
 
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,6 +46,8 @@ final class CoreLease implements LockLease {
     private volatile int holdCount = 1;
     private volatile long validUntilNanos;
     private volatile boolean releasedByClose;
+    /** The watchdog's look at this lease when its time runs out; null while none is pending. */
+    private volatile ScheduledFuture<?> expiryCheck;
 
     CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease) {
         this.client = client;
@@ -133,6 +136,37 @@ final class CoreLease implements LockLease {
         }
     }
 
+    /**
+     * Run by the watchdog at this lease's valid-until time: reports the lease lost if its time has run out, else
+     * (it was renewed meanwhile) looks again at its new time. Without it, a lease that nothing renews would turn
+     * invalid without its listeners ever hearing of it.
+     */
+    void checkExpiry() {
+        if (status.get() != HELD) {
+            return;
+        }
+        if (System.nanoTime() - validUntilNanos >= 0) {
+            markLost(ranOut());
+        } else {
+            client.watchExpiry(this);
+        }
+    }
+
+    void expiryCheck(ScheduledFuture<?> check) {
+        expiryCheck = check;
+        // A release that ran before the line above could not cancel this check: cancel it here.
+        if (status.get().state() == State.RELEASED) {
+            check.cancel(false);
+        }
+    }
+
+    private void cancelExpiryCheck() {
+        ScheduledFuture<?> check = expiryCheck;
+        if (check != null) {
+            check.cancel(false);
+        }
+    }
+
     /** Why a lease that the store did not confirm within its lease time is lost. */
     LockLostException ranOut() {
         return new LockLostException("Lease of key '" + key + "' ran out: the store did not confirm it within "
@@ -142,6 +176,7 @@ final class CoreLease implements LockLease {
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
     void markLost(LockLostException cause) {
         if (status.compareAndSet(HELD, new Status(State.LOST, cause))) {
+            cancelExpiryCheck();
             client.notifyLost(this, cause);
         }
     }
@@ -194,6 +229,7 @@ final class CoreLease implements LockLease {
             // release waited for a renewal is seen here, and none can be reported after.
             Status before = status.getAndUpdate(
                     s -> s.state() == State.RELEASED ? s : new Status(State.RELEASED, s.lostCause()));
+            cancelExpiryCheck();
             if (before.state() == State.RELEASED) {
                 return before.lostCause();
             }

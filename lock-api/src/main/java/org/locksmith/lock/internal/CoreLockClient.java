@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,8 @@ public final class CoreLockClient implements LockClient {
     private final Set<CoreAcquireRequest> waiting = ConcurrentHashMap.newKeySet();
     /**
      * Timers only, never store I/O: the interrupt and deadline watch over waiting threads (and the backends' cancel
-     * actions it runs), and the expiry of leases.
+     * actions it runs), and one expiry check per lease at its valid-until time, so that a lease nothing renews
+     * still fires its listeners when it runs out.
      */
     private final ScheduledThreadPoolExecutor watchdog;
     /** Null when the backend has nothing to renew. */
@@ -174,6 +176,7 @@ public final class CoreLockClient implements LockClient {
         }
         CoreLease lease = new CoreLease(this, key, thread, granted);
         held.put(lease.holder(), lease);
+        watchExpiry(lease);
         request.attach(lease);
         if (!isTry && Thread.interrupted()) {
             // Granted in the same instant as the interrupt: honour the interrupt, leave nothing held.
@@ -203,6 +206,19 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
+    /** Has the watchdog look at {@code lease} when its time runs out; nothing if leases do not expire. */
+    void watchExpiry(CoreLease lease) {
+        if (leaseNanos == 0) {
+            return;
+        }
+        long delay = Math.max(0, lease.validUntilNanos() - System.nanoTime());
+        try {
+            lease.expiryCheck(watchdog.schedule(lease::checkExpiry, delay, TimeUnit.NANOSECONDS));
+        } catch (RejectedExecutionException e) {
+            // Closed: close() releases the lease, and nobody listens for its expiry any more.
+        }
+    }
+
     void forget(CoreLease lease) {
         held.remove(lease.holder(), lease);
     }
@@ -210,7 +226,7 @@ public final class CoreLockClient implements LockClient {
     void notifyLost(CoreLease lease, LockLostException cause) {
         try {
             notifier.execute(() -> lease.fireListeners(cause));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             lease.fireListeners(cause); // closing: fire on this thread rather than never
         }
     }
