@@ -188,6 +188,55 @@ class CoreRacesTest {
     }
 
     /**
+     * close() releases every granted lease before it closes the backend, also one whose grant lands while close()
+     * runs; the acquire that got it fails with IllegalStateException. The grant is held in flight in the backend
+     * until the backend is closed, or for a second after close() cancelled the request: long enough for a close()
+     * that does not wait for it to finish without it, and no longer than that for one that waits.
+     */
+    @Test
+    void aGrantLandingWhileTheClientClosesIsReleasedBeforeTheBackendCloses() throws Exception {
+        MemoryBackend backend = new MemoryBackend();
+        CountDownLatch landing = new CountDownLatch(1);
+        backend.confirmedAtHook = request -> {
+            landing.countDown();
+            AtomicReference<Long> cancelledAt = new AtomicReference<>();
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> {
+                        if (request.isCancelled()) {
+                            cancelledAt.compareAndSet(null, System.nanoTime());
+                        }
+                        Long since = cancelledAt.get();
+                        return backend.closeCalls.get() > 0
+                                || (since != null && System.nanoTime() - since > TimeUnit.SECONDS.toNanos(1));
+                    });
+        };
+        LockClient client = open(backend);
+        CompletableFuture<Throwable> acquiring = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        client.lock("k").acquire(Duration.ofSeconds(1));
+                        return null;
+                    } catch (Throwable t) {
+                        return t;
+                    }
+                },
+                threads);
+        assertThat(landing.await(5, TimeUnit.SECONDS)).isTrue();
+        client.close();
+
+        assertThat(backend.heldAtClose)
+                .as("keys still held in the store when the core closed the backend")
+                .isEmpty();
+        assertThat(acquiring.get(25, TimeUnit.SECONDS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(backend.isHeld("k")).isFalse();
+        assertThat(backend.releaseCalls).hasValue(1);
+        assertThat(backend.repeatedReleases).hasValue(0);
+    }
+
+    /**
      * A release decides whether the lease was lost from the state it ends, not from an earlier look: a loss reported
      * while the release waited for a renewal to finish is reported by the release, like the listeners report it.
      */

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
@@ -41,8 +42,11 @@ public final class MemoryBackend implements LockBackend {
     public volatile Runnable renewHook = () -> {};
     /** Runs in a cancel action before it unblocks its waiter: a test blocks the core's cancelling thread here. */
     public volatile Runnable cancelHook = () -> {};
-    /** Runs in {@link BackendLease#confirmedAtNanos()}, the first question the core asks of a fresh grant. */
-    public volatile Runnable confirmedAtHook = () -> {};
+    /**
+     * Runs in {@link BackendLease#confirmedAtNanos()}, the first question the core asks of a fresh grant, with the
+     * request that was granted.
+     */
+    public volatile Consumer<AcquireRequest> confirmedAtHook = request -> {};
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -95,7 +99,7 @@ public final class MemoryBackend implements LockBackend {
 
         @Override
         public long confirmedAtNanos() {
-            confirmedAtHook.run();
+            confirmedAtHook.accept(request);
             return confirmedAt;
         }
 

@@ -113,6 +113,11 @@ final class CoreLease implements LockLease {
             markLost(ranOut());
         }
         Status now = status.get();
+        if (now.state() == State.RELEASED) {
+            // Only close() ends a lease behind its owner's back; the owner's own release forgets it first.
+            throw new IllegalStateException(
+                    "Key '" + key + "' was released when its client was closed; the lease is gone");
+        }
         if (now.state() == State.LOST) {
             throw new LockLostException(
                     "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first",
@@ -222,7 +227,6 @@ final class CoreLease implements LockLease {
      * that the store no longer held it for us; null if it was held to the end.
      */
     private LockLostException releaseInStore() {
-        client.forget(this);
         io.lock();
         try {
             // Decided under the I/O lock and in one step with the end of the lease: a loss reported while this
@@ -247,6 +251,9 @@ final class CoreLease implements LockLease {
                             + e.getMessage(),
                     e);
         } finally {
+            // Forgotten only now: close() releases whatever is still registered, so it waits (on the I/O lock) for
+            // a release in progress instead of closing the backend under it.
+            client.forget(this);
             io.unlock();
         }
     }

@@ -150,12 +150,19 @@ public final class CoreLockClient implements LockClient {
         CoreAcquireRequest request = new CoreAcquireRequest(
                 key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog);
         waiting.add(request);
-        BackendLease granted;
+        CoreLease lease = null;
         try {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
-            granted = backend.acquire(request);
+            BackendLease granted = backend.acquire(request);
+            if (granted != null) {
+                lease = new CoreLease(this, key, thread, granted);
+                // Registered before the attempt leaves `waiting`: close() waits for `waiting` to drain and then
+                // releases all of `held`, so a grant that lands while the client closes is released before the
+                // backend closes, never after.
+                held.put(lease.holder(), lease);
+            }
         } catch (InterruptedException e) {
             if (closed) {
                 throw closedWhileWaiting(key);
@@ -165,7 +172,7 @@ public final class CoreLockClient implements LockClient {
             request.finish();
             leaveWaiting(request);
         }
-        if (granted == null) {
+        if (lease == null) {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
@@ -174,18 +181,17 @@ public final class CoreLockClient implements LockClient {
             }
             return null;
         }
-        CoreLease lease = new CoreLease(this, key, thread, granted);
-        held.put(lease.holder(), lease);
-        watchExpiry(lease);
         request.attach(lease);
+        watchExpiry(lease);
+        if (closed) {
+            // close() releases it too; whichever comes second finds it released.
+            lease.releaseOnClose();
+            throw closedWhileWaiting(key);
+        }
         if (!isTry && Thread.interrupted()) {
             // Granted in the same instant as the interrupt: honour the interrupt, leave nothing held.
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");
-        }
-        if (closed) {
-            lease.releaseOnClose();
-            throw closedWhileWaiting(key);
         }
         return lease;
     }
@@ -247,9 +253,12 @@ public final class CoreLockClient implements LockClient {
         }
         closeLock.lock();
         try {
-            long left = CLOSE_WAIT_NANOS;
-            while (!waiting.isEmpty() && left > 0) {
-                left = drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            // A deadline, not awaitNanos's return value: that is what is left of one 50 ms slice, which made this
+            // wait give up after the first slice instead of CLOSE_WAIT_NANOS.
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            long left;
+            while (!waiting.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+                drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
                 for (CoreAcquireRequest request : waiting) {
                     request.cancel();
                 }
