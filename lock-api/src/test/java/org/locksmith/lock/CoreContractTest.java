@@ -141,6 +141,47 @@ class CoreContractTest {
     }
 
     @Test
+    void reentryHonoursAPendingInterruptWithoutIoButTryAcquireDoesNotLookAtIt() throws Exception {
+        DistributedLock lock = client.lock("k");
+        LockLease lease = lock.acquire(Duration.ofSeconds(1));
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(1))).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted())
+                .as("interrupt status after the InterruptedException")
+                .isFalse();
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(lock::acquire).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.tryAcquire(Duration.ofMillis(10))).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.acquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(lease.holdCount()).isEqualTo(1);
+
+        // Like Lock.tryLock(): no interruption check; the status stays set.
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(lock.tryAcquire()).containsSame(lease);
+        } finally {
+            assertThat(Thread.interrupted()).isTrue();
+        }
+        assertThat(lease.holdCount()).isEqualTo(2);
+        lease.release();
+        lease.release();
+        assertThat(backend.acquireCalls).hasValue(1);
+    }
+
+    @Test
+    void aZeroTimeoutHonoursAPendingInterruptWithoutIo() {
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> client.lock("k").acquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> client.lock("k").tryAcquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(backend.acquireCalls).hasValue(0);
+    }
+
+    @Test
     void badArgumentsFailBeforeAnyIo() {
         assertThatThrownBy(() -> client.lock(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> client.lock("")).isInstanceOf(IllegalArgumentException.class);
@@ -178,6 +219,10 @@ class CoreContractTest {
             assertThatThrownBy(lease::fencingToken)
                     .isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("FENCING");
+            assertThatThrownBy(() -> lease.onLost(e -> {}))
+                    .as("a listener that nothing would ever call")
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("LOSS_DETECTION");
             assertThatThrownBy(() -> plain.lock("k").acquire(Duration.ofSeconds(1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("REENTRANT");
@@ -207,7 +252,11 @@ class CoreContractTest {
     @Test
     void renewalKeepsALeaseAliveAndARefusedRenewalLosesIt() throws Exception {
         MemoryBackend leased = new MemoryBackend(
-                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                EnumSet.of(
+                        LockFeature.REENTRANT,
+                        LockFeature.LEASE_EXPIRY,
+                        LockFeature.AUTO_RENEWAL,
+                        LockFeature.LOSS_DETECTION),
                 Duration.ofMillis(300),
                 Duration.ofMillis(100));
         try (LockClient c = Locks.client(leased)) {
@@ -226,7 +275,11 @@ class CoreContractTest {
     @Test
     void aLeaseThatCannotBeRenewedTurnsInvalidWhenItsTimeRunsOut() throws Exception {
         MemoryBackend leased = new MemoryBackend(
-                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                EnumSet.of(
+                        LockFeature.REENTRANT,
+                        LockFeature.LEASE_EXPIRY,
+                        LockFeature.AUTO_RENEWAL,
+                        LockFeature.LOSS_DETECTION),
                 Duration.ofMillis(300),
                 Duration.ofMillis(100));
         try (LockClient c = Locks.client(leased)) {
@@ -320,6 +373,29 @@ class CoreContractTest {
         assertThat(backend.acquireCalls)
                 .as("one for the holder, one for the other thread's attempt")
                 .hasValue(2);
+    }
+
+    @Test
+    void jucUnlockOfALostLeaseReportsTheLossAndReleasesTheHold() throws Exception {
+        Lock juc = client.lock("k").asLock();
+        juc.lock();
+        backend.loseSession("k");
+        assertThatThrownBy(juc::unlock).isInstanceOf(LockLostException.class);
+        assertThat(client.lock("k").isHeldByCurrentThread()).isFalse();
+        assertThatThrownBy(juc::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(juc.tryLock()).isTrue();
+        juc.unlock();
+    }
+
+    @Test
+    void jucUnlockAfterCloseSaysTheClientWasClosed() throws Exception {
+        Lock juc = client.lock("k").asLock();
+        juc.lock();
+        client.close();
+        assertThatThrownBy(juc::unlock)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(backend.isHeld("k")).isFalse();
     }
 
     @Test

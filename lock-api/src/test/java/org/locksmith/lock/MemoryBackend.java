@@ -66,8 +66,12 @@ public final class MemoryBackend implements LockBackend {
     /** When true, renewals fail as if the store were unreachable. */
     public volatile boolean storeDown;
 
+    /** Locks that never expire; {@link #loseSession} reports their loss, hence LOSS_DETECTION. */
     public MemoryBackend() {
-        this(EnumSet.of(LockFeature.REENTRANT, LockFeature.FENCING), Duration.ZERO, Duration.ZERO);
+        this(
+                EnumSet.of(LockFeature.REENTRANT, LockFeature.FENCING, LockFeature.LOSS_DETECTION),
+                Duration.ZERO,
+                Duration.ZERO);
     }
 
     public MemoryBackend(Set<LockFeature> features, Duration leaseTime, Duration renewInterval) {

@@ -133,6 +133,12 @@ final class CoreLease implements LockLease {
     @Override
     public void onLost(Consumer<? super LockLostException> listener) {
         Objects.requireNonNull(listener, "listener");
+        if (!client.features().contains(LockFeature.LOSS_DETECTION)) {
+            // Accepting it would promise a call that may never come.
+            throw new UnsupportedOperationException("Backend '" + client.backend()
+                    + "' does not report lost leases (it does not declare LockFeature.LOSS_DETECTION); check "
+                    + "isValid() and the LockLostException of release() instead");
+        }
         Listener l = new Listener(listener);
         listeners.add(l);
         LockLostException cause = status.get().lostCause();

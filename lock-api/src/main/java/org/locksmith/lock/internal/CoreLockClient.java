@@ -131,10 +131,16 @@ public final class CoreLockClient implements LockClient {
     /**
      * Acquires {@code key} for the current thread until {@code deadlineNanos}; null on timeout.
      *
-     * @param isTry one attempt, no waiting, and (like {@code Lock.tryLock()}) no interruption check
+     * @param isTry one attempt, no waiting
+     * @param interruptible whether a pending interrupt fails the call, also a re-entry or a single attempt; false
+     *     only for {@code tryAcquire()}, which (like {@code Lock.tryLock()}) does not look at it
      */
-    CoreLease acquire(String key, long deadlineNanos, boolean isTry) throws InterruptedException {
+    CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible)
+            throws InterruptedException {
         ensureOpen();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
+        }
         Thread thread = Thread.currentThread();
         CoreLease existing = held.get(new Holder(key, thread));
         if (existing != null) {
@@ -143,9 +149,6 @@ public final class CoreLockClient implements LockClient {
                         + "', and backend '" + name + "' is not REENTRANT");
             }
             return existing.reenter();
-        }
-        if (!isTry && Thread.interrupted()) {
-            throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
         }
         CoreAcquireRequest request = new CoreAcquireRequest(
                 key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog);
