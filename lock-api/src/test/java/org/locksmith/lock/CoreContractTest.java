@@ -182,6 +182,46 @@ class CoreContractTest {
     }
 
     @Test
+    void inconsistentBackendDeclarationsAreRejectedWhenTheClientIsBuilt() {
+        assertRejected(
+                new MemoryBackend(EnumSet.of(LockFeature.AUTO_RENEWAL), Duration.ofSeconds(3), Duration.ZERO),
+                "AUTO_RENEWAL",
+                "renewInterval()");
+        assertRejected(
+                new MemoryBackend(
+                        EnumSet.of(LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                        Duration.ofSeconds(3),
+                        Duration.ofSeconds(3)),
+                "renewInterval()",
+                "leaseTime()");
+        assertRejected(
+                new MemoryBackend(EnumSet.of(LockFeature.LEASE_EXPIRY), Duration.ZERO, Duration.ZERO),
+                "LEASE_EXPIRY",
+                "leaseTime()");
+        assertRejected(
+                new MemoryBackend(EnumSet.noneOf(LockFeature.class), Duration.ofMillis(-1), Duration.ZERO),
+                "leaseTime()",
+                "negative");
+        assertRejected(new MemoryBackend(EnumSet.noneOf(LockFeature.class), Duration.ZERO, null), "renewInterval()");
+
+        // A session-bound backend may check its sessions without leases that expire.
+        MemoryBackend sessions =
+                new MemoryBackend(EnumSet.of(LockFeature.SESSION_BOUND), Duration.ZERO, Duration.ofSeconds(1));
+        Locks.client(sessions).close();
+        assertThat(sessions.closeCalls).hasValue(1);
+    }
+
+    private static void assertRejected(MemoryBackend backend, String... inMessage) {
+        assertThatThrownBy(() -> Locks.client(backend))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'memory'")
+                .hasMessageContaining(MemoryBackend.class.getName())
+                .message()
+                .contains(inMessage);
+        assertThat(backend.closeCalls).as("the rejected backend is closed").hasValue(1);
+    }
+
+    @Test
     void badArgumentsFailBeforeAnyIo() {
         assertThatThrownBy(() -> client.lock(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> client.lock("")).isInstanceOf(IllegalArgumentException.class);

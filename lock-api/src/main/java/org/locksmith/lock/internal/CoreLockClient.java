@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -65,7 +66,21 @@ public final class CoreLockClient implements LockClient {
         this.features = declared.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(declared));
         this.reentrant = features.contains(LockFeature.REENTRANT);
         Duration lease = backend.leaseTime();
-        this.leaseNanos = lease == null || lease.isZero() || lease.isNegative() ? 0 : lease.toNanos();
+        Duration renew = backend.renewInterval();
+        List<String> problems = inconsistencies(features, lease, renew);
+        if (!problems.isEmpty()) {
+            IllegalArgumentException rejected = new IllegalArgumentException("Backend '" + name + "' ("
+                    + backend.getClass().getName() + ") declares what the core cannot honour: "
+                    + String.join("; ", problems));
+            // The client owns the backend from here on, and there will be no client to close it.
+            try {
+                backend.close();
+            } catch (RuntimeException e) {
+                rejected.addSuppressed(e);
+            }
+            throw rejected;
+        }
+        this.leaseNanos = lease.toNanos();
         byte[] id = new byte[12];
         RANDOM.nextBytes(id);
         this.clientId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
@@ -77,10 +92,42 @@ public final class CoreLockClient implements LockClient {
         watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier = new ThreadPoolExecutor(
                 0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("notifier"));
-        Duration renew = backend.renewInterval();
-        this.renewer = renew != null && !renew.isZero() && !renew.isNegative()
-                ? new LeaseRenewer(backend, held.values(), leaseNanos, renew.toNanos())
-                : null;
+        this.renewer = renew.isZero() ? null : new LeaseRenewer(backend, held.values(), leaseNanos, renew.toNanos());
+    }
+
+    /**
+     * What is wrong with a backend's lease and renewal declarations, each with what to do about it; empty if they
+     * are consistent. Checked before any thread starts: a renewal slower than the lease, say, would otherwise show
+     * up only as leases lost under load.
+     */
+    private static List<String> inconsistencies(Set<LockFeature> features, Duration lease, Duration renew) {
+        List<String> problems = new ArrayList<>();
+        if (lease == null || lease.isNegative()) {
+            problems.add("leaseTime() is " + (lease == null ? "null" : "negative (" + lease + ")")
+                    + ": return the store's lease time, or Duration.ZERO if leases do not expire");
+        }
+        if (renew == null || renew.isNegative()) {
+            problems.add("renewInterval() is " + (renew == null ? "null" : "negative (" + renew + ")")
+                    + ": return how often to renew, or Duration.ZERO to never renew");
+        }
+        if (!problems.isEmpty()) {
+            return problems;
+        }
+        if (features.contains(LockFeature.LEASE_EXPIRY) && lease.isZero()) {
+            problems.add("it declares LEASE_EXPIRY but its leaseTime() is zero, and the core judges a lease's"
+                    + " validity by that time: return the store's lease time, or do not declare LEASE_EXPIRY");
+        }
+        if (features.contains(LockFeature.AUTO_RENEWAL) && renew.isZero()) {
+            problems.add("it declares AUTO_RENEWAL but its renewInterval() is zero, so nothing would renew its"
+                    + " leases: return a fraction of leaseTime() (a third leaves room for two failed attempts),"
+                    + " or do not declare AUTO_RENEWAL");
+        }
+        if (!lease.isZero() && !renew.isZero() && renew.compareTo(lease) >= 0) {
+            problems.add("its renewInterval() (" + renew.toMillis() + " ms) is not shorter than its leaseTime() ("
+                    + lease.toMillis() + " ms), so leases run out before they are renewed: renew at a fraction"
+                    + " of the lease time (a third leaves room for two failed attempts)");
+        }
+        return problems;
     }
 
     @Override
