@@ -14,9 +14,15 @@ import java.util.concurrent.locks.Lock;
  * already holds the key returns the same {@link LockLease} with its {@link LockLease#holdCount()} raised by one,
  * without any round trip to the store; each acquire then needs its own release.
  *
- * <p>All waiting methods respond to interruption: they throw {@link InterruptedException} promptly, leave nothing
- * held and nothing queued in the store, and clear the interrupt status, as {@link Lock#lockInterruptibly()} does.
- * A lease granted in the same instant as the interrupt is released before the exception is thrown.
+ * <p>Without {@link LockFeature#REENTRANT}, an acquire by the thread that already holds the key throws {@link
+ * IllegalStateException} (it would otherwise wait for itself forever), and the held lease is unaffected.
+ *
+ * <p>Every method that declares {@link InterruptedException} responds to interruption: it throws it promptly,
+ * leaves nothing held and nothing queued in the store, and clears the interrupt status, as {@link
+ * Lock#lockInterruptibly()} does. An interrupt already pending when it is called is honoured the same way, without
+ * any I/O, also on re-entry and with a zero timeout. A lease granted in the same instant as the interrupt is
+ * released before the exception is thrown. {@link #tryAcquire()} does not look at the interrupt status, as {@link
+ * Lock#tryLock()} does not.
  */
 public interface DistributedLock {
 
@@ -30,12 +36,15 @@ public interface DistributedLock {
      * @return the lease, valid now
      * @throws LockTimeoutException if the lock was not granted within the timeout; a timed-out wait gives up no
      *     earlier than asked and leaves nothing behind in the store
-     * @throws InterruptedException if the thread is interrupted before or while waiting
+     * @throws InterruptedException if the thread is interrupted before (the status was already set: no I/O, also on
+     *     re-entry) or while waiting; the interrupt status is cleared
      * @throws LockBackendException if the store failed or was unreachable
-     * @throws LockLostException if the thread re-enters a lease that was lost and not yet released
+     * @throws LockLostException if the thread re-enters a lease that was lost, or whose time ran out, and that is
+     *     not yet released; the hold count is unchanged, and the lease still needs its releases
      * @throws IllegalArgumentException if timeout is negative
      * @throws NullPointerException if timeout is null
-     * @throws IllegalStateException if the client is, or becomes, closed
+     * @throws IllegalStateException if the client is, or becomes, closed; or if the thread already holds the key
+     *     and the client does not declare {@link LockFeature#REENTRANT}
      */
     LockLease acquire(Duration timeout) throws InterruptedException;
 
@@ -46,12 +55,15 @@ public interface DistributedLock {
     LockLease acquire() throws InterruptedException;
 
     /**
-     * One attempt that never waits on the holder (it does one round trip to the store, or none on re-entry).
+     * One attempt that never waits on the holder (it does one round trip to the store, or none on re-entry). Like
+     * {@link Lock#tryLock()}, it neither checks nor clears the interrupt status.
      *
      * @return the lease, or empty if another owner holds the lock
      * @throws LockBackendException if the store failed or was unreachable
-     * @throws LockLostException if the thread re-enters a lease that was lost and not yet released
-     * @throws IllegalStateException if the client is closed
+     * @throws LockLostException if the thread re-enters a lease that was lost, or whose time ran out, and that is
+     *     not yet released
+     * @throws IllegalStateException if the client is closed; or if the thread already holds the key and the client
+     *     does not declare {@link LockFeature#REENTRANT}
      */
     Optional<LockLease> tryAcquire();
 
@@ -65,11 +77,18 @@ public interface DistributedLock {
     boolean isHeldByCurrentThread();
 
     /**
-     * This lock as a {@link Lock}, for code written against {@code java.util.concurrent}: thread-owned and
-     * reentrant, sharing hold counts with {@link #acquire}. {@link Lock#lock()} waits uninterruptibly (keeping the
-     * interrupt status), {@link Lock#unlock()} by a thread that does not hold the key throws {@link
-     * IllegalMonitorStateException}, and {@link Lock#newCondition()} throws {@link UnsupportedOperationException}.
-     * Store failures surface as {@link LockBackendException}.
+     * This lock as a {@link Lock}, for code written against {@code java.util.concurrent}: thread-owned, and
+     * reentrant where the client declares {@link LockFeature#REENTRANT}, sharing hold counts with {@link #acquire}.
+     * {@link Lock#lock()} waits uninterruptibly (keeping the interrupt status), {@link Lock#newCondition()} throws
+     * {@link UnsupportedOperationException}, and store failures surface as {@link LockBackendException}.
+     *
+     * <p>Unlike a {@code ReentrantLock}, a distributed lock can be lost while held, and its client can be closed:
+     * {@link Lock#unlock()} throws {@link LockLostException} when the lease was lost before it (the hold is released
+     * all the same: the work done under it was not protected), {@link IllegalMonitorStateException} when the thread
+     * does not hold the key, and {@link IllegalStateException} when the client was closed (which released the
+     * lease). The locking methods throw, as {@link #acquire(Duration)} does, {@link LockLostException} on re-entry
+     * into a lost lease and {@link IllegalStateException} on re-entry without {@link LockFeature#REENTRANT} or after
+     * close.
      */
     Lock asLock();
 }

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * <p>A lease can be lost behind its holder's back: its session with the store died, its lease expired, or its
  * state in the store was removed. From the moment the core can no longer prove the lease held, {@link #isValid()}
  * returns false; where the client declares {@link LockFeature#LOSS_DETECTION}, the core notices such a loss by
- * itself and calls every {@link #onLost} listener exactly once.
+ * itself and calls every {@link #onLost} listener exactly once (elsewhere {@link #onLost} is not supported).
  */
 public interface LockLease extends AutoCloseable {
 
@@ -39,6 +39,11 @@ public interface LockLease extends AutoCloseable {
     /**
      * Registers a listener called exactly once if this lease is lost before it is released; called at once (on
      * the calling thread) if it was lost already. Listeners run on a core thread and must not block.
+     *
+     * @throws UnsupportedOperationException if the client does not declare {@link LockFeature#LOSS_DETECTION}:
+     *     without it nothing may ever call the listener; use {@link #isValid()} and the {@link LockLostException}
+     *     of {@link #release()} instead
+     * @throws NullPointerException if listener is null
      */
     void onLost(Consumer<? super LockLostException> listener);
 
@@ -50,6 +55,7 @@ public interface LockLease extends AutoCloseable {
      *     the exception tells the caller that the work done under it was not protected
      * @throws LockBackendException if the store could not be told; the hold is released locally and the store
      *     frees the lock by itself (lease expiry or session end)
+     * @throws IllegalStateException if the client was closed: closing released the lease already
      */
     void release();
 

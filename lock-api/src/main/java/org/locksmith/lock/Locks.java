@@ -141,6 +141,11 @@ public final class Locks {
      * Wraps a backend in the shared core (reentrancy, deadlines, interruption, renewal, loss detection, key
      * checks). For backend authors: their factories ({@code RedisLocks.using(...)}) and providers end here.
      * The client owns the backend and closes it.
+     *
+     * @throws IllegalArgumentException if the backend's declarations contradict each other (see {@link
+     *     LockBackend#leaseTime()} and {@link LockBackend#renewInterval()}); the message names the backend and
+     *     what to fix, and the backend is closed
+     * @throws NullPointerException if backend is null
      */
     public static LockClient client(LockBackend backend) {
         return new CoreLockClient(Objects.requireNonNull(backend, "backend"));

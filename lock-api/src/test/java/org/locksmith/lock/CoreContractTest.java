@@ -141,6 +141,87 @@ class CoreContractTest {
     }
 
     @Test
+    void reentryHonoursAPendingInterruptWithoutIoButTryAcquireDoesNotLookAtIt() throws Exception {
+        DistributedLock lock = client.lock("k");
+        LockLease lease = lock.acquire(Duration.ofSeconds(1));
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(1))).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted())
+                .as("interrupt status after the InterruptedException")
+                .isFalse();
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(lock::acquire).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.tryAcquire(Duration.ofMillis(10))).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> lock.acquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(lease.holdCount()).isEqualTo(1);
+
+        // Like Lock.tryLock(): no interruption check; the status stays set.
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(lock.tryAcquire()).containsSame(lease);
+        } finally {
+            assertThat(Thread.interrupted()).isTrue();
+        }
+        assertThat(lease.holdCount()).isEqualTo(2);
+        lease.release();
+        lease.release();
+        assertThat(backend.acquireCalls).hasValue(1);
+    }
+
+    @Test
+    void aZeroTimeoutHonoursAPendingInterruptWithoutIo() {
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> client.lock("k").acquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> client.lock("k").tryAcquire(Duration.ZERO)).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(backend.acquireCalls).hasValue(0);
+    }
+
+    @Test
+    void inconsistentBackendDeclarationsAreRejectedWhenTheClientIsBuilt() {
+        assertRejected(
+                new MemoryBackend(EnumSet.of(LockFeature.AUTO_RENEWAL), Duration.ofSeconds(3), Duration.ZERO),
+                "AUTO_RENEWAL",
+                "renewInterval()");
+        assertRejected(
+                new MemoryBackend(
+                        EnumSet.of(LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                        Duration.ofSeconds(3),
+                        Duration.ofSeconds(3)),
+                "renewInterval()",
+                "leaseTime()");
+        assertRejected(
+                new MemoryBackend(EnumSet.of(LockFeature.LEASE_EXPIRY), Duration.ZERO, Duration.ZERO),
+                "LEASE_EXPIRY",
+                "leaseTime()");
+        assertRejected(
+                new MemoryBackend(EnumSet.noneOf(LockFeature.class), Duration.ofMillis(-1), Duration.ZERO),
+                "leaseTime()",
+                "negative");
+        assertRejected(new MemoryBackend(EnumSet.noneOf(LockFeature.class), Duration.ZERO, null), "renewInterval()");
+
+        // A session-bound backend may check its sessions without leases that expire.
+        MemoryBackend sessions =
+                new MemoryBackend(EnumSet.of(LockFeature.SESSION_BOUND), Duration.ZERO, Duration.ofSeconds(1));
+        Locks.client(sessions).close();
+        assertThat(sessions.closeCalls).hasValue(1);
+    }
+
+    private static void assertRejected(MemoryBackend backend, String... inMessage) {
+        assertThatThrownBy(() -> Locks.client(backend))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'memory'")
+                .hasMessageContaining(MemoryBackend.class.getName())
+                .message()
+                .contains(inMessage);
+        assertThat(backend.closeCalls).as("the rejected backend is closed").hasValue(1);
+    }
+
+    @Test
     void badArgumentsFailBeforeAnyIo() {
         assertThatThrownBy(() -> client.lock(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> client.lock("")).isInstanceOf(IllegalArgumentException.class);
@@ -178,6 +259,10 @@ class CoreContractTest {
             assertThatThrownBy(lease::fencingToken)
                     .isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("FENCING");
+            assertThatThrownBy(() -> lease.onLost(e -> {}))
+                    .as("a listener that nothing would ever call")
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("LOSS_DETECTION");
             assertThatThrownBy(() -> plain.lock("k").acquire(Duration.ofSeconds(1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("REENTRANT");
@@ -207,7 +292,11 @@ class CoreContractTest {
     @Test
     void renewalKeepsALeaseAliveAndARefusedRenewalLosesIt() throws Exception {
         MemoryBackend leased = new MemoryBackend(
-                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                EnumSet.of(
+                        LockFeature.REENTRANT,
+                        LockFeature.LEASE_EXPIRY,
+                        LockFeature.AUTO_RENEWAL,
+                        LockFeature.LOSS_DETECTION),
                 Duration.ofMillis(300),
                 Duration.ofMillis(100));
         try (LockClient c = Locks.client(leased)) {
@@ -226,7 +315,11 @@ class CoreContractTest {
     @Test
     void aLeaseThatCannotBeRenewedTurnsInvalidWhenItsTimeRunsOut() throws Exception {
         MemoryBackend leased = new MemoryBackend(
-                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.AUTO_RENEWAL),
+                EnumSet.of(
+                        LockFeature.REENTRANT,
+                        LockFeature.LEASE_EXPIRY,
+                        LockFeature.AUTO_RENEWAL,
+                        LockFeature.LOSS_DETECTION),
                 Duration.ofMillis(300),
                 Duration.ofMillis(100));
         try (LockClient c = Locks.client(leased)) {
@@ -237,6 +330,33 @@ class CoreContractTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
             await().atMost(Duration.ofSeconds(5)).until(() -> causes.size() == 1);
             assertThat(causes.get(0)).hasMessageContaining("ran out");
+        }
+    }
+
+    @Test
+    void anUnrenewedLeaseIsReportedLostOnceWhenItsTimeRunsOut() throws Exception {
+        MemoryBackend leased = new MemoryBackend(
+                EnumSet.of(LockFeature.REENTRANT, LockFeature.LEASE_EXPIRY, LockFeature.LOSS_DETECTION),
+                Duration.ofMillis(200),
+                Duration.ZERO);
+        try (LockClient c = Locks.client(leased)) {
+            long start = System.nanoTime();
+            LockLease lease = c.lock("k").acquire(Duration.ofSeconds(1));
+            List<LockLostException> causes = new CopyOnWriteArrayList<>();
+            List<Long> heardAfterMillis = new CopyOnWriteArrayList<>();
+            lease.onLost(e -> {
+                heardAfterMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                causes.add(e);
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> causes.size() == 1);
+            assertThat(heardAfterMillis.get(0))
+                    .as("listener called this long after the acquire of a 200 ms lease")
+                    .isBetween(200L, 1000L);
+            assertThat(causes.get(0)).hasMessageContaining("ran out");
+            assertThat(lease.isValid()).isFalse();
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            assertThat(causes).hasSize(1);
+            assertThat(leased.renewCalls).hasValue(0);
         }
     }
 
@@ -293,6 +413,29 @@ class CoreContractTest {
         assertThat(backend.acquireCalls)
                 .as("one for the holder, one for the other thread's attempt")
                 .hasValue(2);
+    }
+
+    @Test
+    void jucUnlockOfALostLeaseReportsTheLossAndReleasesTheHold() throws Exception {
+        Lock juc = client.lock("k").asLock();
+        juc.lock();
+        backend.loseSession("k");
+        assertThatThrownBy(juc::unlock).isInstanceOf(LockLostException.class);
+        assertThat(client.lock("k").isHeldByCurrentThread()).isFalse();
+        assertThatThrownBy(juc::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(juc.tryLock()).isTrue();
+        juc.unlock();
+    }
+
+    @Test
+    void jucUnlockAfterCloseSaysTheClientWasClosed() throws Exception {
+        Lock juc = client.lock("k").asLock();
+        juc.lock();
+        client.close();
+        assertThatThrownBy(juc::unlock)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(backend.isHeld("k")).isFalse();
     }
 
     @Test

@@ -5,26 +5,48 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 
 /**
  * An in-memory backend for the core's own tests: it counts every call the core makes, so tests can prove that
- * re-entry costs no round trip, and it can pretend to be uninterruptible or to lose leases.
+ * re-entry costs no round trip, it can pretend to be uninterruptible or to lose leases, and its hooks let a test
+ * stop the core's threads at a chosen point, so that races are played out in a fixed order instead of by luck.
+ *
+ * <p>Public for the tests of the core's internals ({@code org.locksmith.lock.internal}).
  */
-final class MemoryBackend implements LockBackend {
-    final AtomicInteger acquireCalls = new AtomicInteger();
-    final AtomicInteger releaseCalls = new AtomicInteger();
-    final AtomicInteger renewCalls = new AtomicInteger();
-    final AtomicInteger closeCalls = new AtomicInteger();
-    final AtomicLong tokens = new AtomicLong();
+public final class MemoryBackend implements LockBackend {
+    public final AtomicInteger acquireCalls = new AtomicInteger();
+    public final AtomicInteger releaseCalls = new AtomicInteger();
+    public final AtomicInteger renewCalls = new AtomicInteger();
+    public final AtomicInteger closeCalls = new AtomicInteger();
+    public final AtomicLong tokens = new AtomicLong();
+    /** SPI violations seen: a lease renewed after its release, or released twice. */
+    public final AtomicInteger renewedAfterRelease = new AtomicInteger();
+
+    public final AtomicInteger repeatedReleases = new AtomicInteger();
+    /** Keys the store still held when the core closed the backend; the core must release every lease first. */
+    public final Set<String> heldAtClose = ConcurrentHashMap.newKeySet();
+
+    /** Runs in {@link BackendLease#renew()} before it answers: a test blocks a renewal here. */
+    public volatile Runnable renewHook = () -> {};
+    /** Runs in a cancel action before it unblocks its waiter: a test blocks the core's cancelling thread here. */
+    public volatile Runnable cancelHook = () -> {};
+    /**
+     * Runs in {@link BackendLease#confirmedAtNanos()}, the first question the core asks of a fresh grant, with the
+     * request that was granted.
+     */
+    public volatile Consumer<AcquireRequest> confirmedAtHook = request -> {};
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -34,29 +56,37 @@ final class MemoryBackend implements LockBackend {
     private final Duration renewInterval;
     private int waiters;
 
-    /** When true, waits ignore interrupts and only stop through AcquireRequest.onCancel, like a socket read. */
-    volatile boolean uninterruptible;
+    /**
+     * When true, waits ignore interrupts, the interrupt status and the deadline, like a socket read without a
+     * timeout: only the core's cancel action ({@link AcquireRequest#onCancel}) ends them.
+     */
+    public volatile boolean uninterruptible;
     /** When true, renewals report every lease lost. */
-    volatile boolean refuseRenewals;
+    public volatile boolean refuseRenewals;
     /** When true, renewals fail as if the store were unreachable. */
-    volatile boolean storeDown;
+    public volatile boolean storeDown;
 
-    MemoryBackend() {
-        this(EnumSet.of(LockFeature.REENTRANT, LockFeature.FENCING), Duration.ZERO, Duration.ZERO);
+    /** Locks that never expire; {@link #loseSession} reports their loss, hence LOSS_DETECTION. */
+    public MemoryBackend() {
+        this(
+                EnumSet.of(LockFeature.REENTRANT, LockFeature.FENCING, LockFeature.LOSS_DETECTION),
+                Duration.ZERO,
+                Duration.ZERO);
     }
 
-    MemoryBackend(Set<LockFeature> features, Duration leaseTime, Duration renewInterval) {
+    public MemoryBackend(Set<LockFeature> features, Duration leaseTime, Duration renewInterval) {
         this.features = features;
         this.leaseTime = leaseTime;
         this.renewInterval = renewInterval;
     }
 
-    final class Grant implements BackendLease {
+    public final class Grant implements BackendLease {
         final String key;
         final String owner;
         final long token;
         final long confirmedAt;
         final AcquireRequest request;
+        private final AtomicBoolean released = new AtomicBoolean();
 
         Grant(String key, String owner, long token, long confirmedAt, AcquireRequest request) {
             this.key = key;
@@ -73,12 +103,17 @@ final class MemoryBackend implements LockBackend {
 
         @Override
         public long confirmedAtNanos() {
+            confirmedAtHook.accept(request);
             return confirmedAt;
         }
 
         @Override
         public boolean renew() {
             renewCalls.incrementAndGet();
+            if (released.get()) {
+                renewedAfterRelease.incrementAndGet();
+            }
+            renewHook.run();
             if (storeDown) {
                 throw new LockBackendException("memory store down");
             }
@@ -88,6 +123,9 @@ final class MemoryBackend implements LockBackend {
         @Override
         public boolean release() {
             releaseCalls.incrementAndGet();
+            if (released.getAndSet(true)) {
+                repeatedReleases.incrementAndGet();
+            }
             lock.lock();
             try {
                 if (holders.get(key) != this) {
@@ -135,10 +173,13 @@ final class MemoryBackend implements LockBackend {
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         acquireCalls.incrementAndGet();
         long sentAt = System.nanoTime();
+        AtomicBoolean unblocked = new AtomicBoolean();
         if (uninterruptible) {
             request.onCancel(() -> {
+                cancelHook.run();
                 lock.lock();
                 try {
+                    unblocked.set(true);
                     changed.signalAll();
                 } finally {
                     lock.unlock();
@@ -150,13 +191,12 @@ final class MemoryBackend implements LockBackend {
             waiters++;
             try {
                 while (holders.containsKey(request.key())) {
-                    long left = request.remainingNanos();
-                    if (left <= 0 || (uninterruptible && request.isCancelled())) {
-                        return null;
-                    }
                     if (uninterruptible) {
+                        if (unblocked.get() || request.isTry()) {
+                            return null;
+                        }
                         // Like a socket read: ignores the interrupt and, unlike awaitUninterruptibly, does not
-                        // clear it; only the core's cancel action (which sets isCancelled) ends the wait.
+                        // clear it; only the core's cancel action ends the wait.
                         lock.unlock();
                         try {
                             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(5));
@@ -164,6 +204,10 @@ final class MemoryBackend implements LockBackend {
                             lock.lock();
                         }
                     } else {
+                        long left = request.remainingNanos();
+                        if (left <= 0) {
+                            return null;
+                        }
                         changed.await(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
                     }
                 }
@@ -179,7 +223,7 @@ final class MemoryBackend implements LockBackend {
     }
 
     /** Drops the key's state behind its holder's back and reports the loss, as a session-bound store would. */
-    void loseSession(String key) {
+    public void loseSession(String key) {
         Grant g;
         lock.lock();
         try {
@@ -193,7 +237,22 @@ final class MemoryBackend implements LockBackend {
         }
     }
 
-    int waiters() {
+    /**
+     * Reports the key's lease lost but keeps its state in the store, as a backend does when its connection is
+     * suspended: the lease can no longer be proved held, although the store may still hold it.
+     */
+    public void reportLostKeepingState(String key) {
+        Grant g;
+        lock.lock();
+        try {
+            g = holders.get(key);
+        } finally {
+            lock.unlock();
+        }
+        g.request.reportLost("connection suspended", null);
+    }
+
+    public int waiters() {
         lock.lock();
         try {
             return waiters;
@@ -202,7 +261,7 @@ final class MemoryBackend implements LockBackend {
         }
     }
 
-    boolean isHeld(String key) {
+    public boolean isHeld(String key) {
         lock.lock();
         try {
             return holders.containsKey(key);
@@ -213,6 +272,12 @@ final class MemoryBackend implements LockBackend {
 
     @Override
     public void close() {
+        lock.lock();
+        try {
+            heldAtClose.addAll(holders.keySet());
+        } finally {
+            lock.unlock();
+        }
         closeCalls.incrementAndGet();
     }
 }

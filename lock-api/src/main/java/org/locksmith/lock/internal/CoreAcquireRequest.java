@@ -16,7 +16,7 @@ final class CoreAcquireRequest implements AcquireRequest {
     private final long deadlineNanos;
     private final boolean isTry;
     private final Thread requester;
-    private final ScheduledExecutorService scheduler;
+    private final ScheduledExecutorService watchdog;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final List<Runnable> cancelActions = new ArrayList<>(1);
@@ -31,13 +31,13 @@ final class CoreAcquireRequest implements AcquireRequest {
             long deadlineNanos,
             boolean isTry,
             Thread requester,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService watchdog) {
         this.key = key;
         this.ownerId = ownerId;
         this.deadlineNanos = deadlineNanos;
         this.isTry = isTry;
         this.requester = requester;
-        this.scheduler = scheduler;
+        this.watchdog = watchdog;
     }
 
     @Override
@@ -86,7 +86,7 @@ final class CoreAcquireRequest implements AcquireRequest {
                 cancelActions.add(action);
                 if (watch == null && !isTry) {
                     // A thread blocked in an uninterruptible store call cannot notice its own interrupt: watch it.
-                    watch = scheduler.scheduleWithFixedDelay(
+                    watch = watchdog.scheduleWithFixedDelay(
                             this::checkInterruptOrDeadline,
                             CANCEL_CHECK_MILLIS,
                             CANCEL_CHECK_MILLIS,

@@ -35,13 +35,13 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquire() throws InterruptedException {
-        return client.acquire(key, Long.MAX_VALUE, false);
+        return client.acquire(key, Long.MAX_VALUE, false, true);
     }
 
     @Override
     public Optional<LockLease> tryAcquire() {
         try {
-            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true));
+            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true, false));
         } catch (InterruptedException e) {
             throw new AssertionError("a try without waiting does not check interruption", e);
         }
@@ -58,9 +58,9 @@ final class CoreDistributedLock implements DistributedLock {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
         if (timeout.isZero()) {
-            return client.acquire(key, System.nanoTime(), true);
+            return client.acquire(key, System.nanoTime(), true, true);
         }
-        return client.acquire(key, deadline(timeout), false);
+        return client.acquire(key, deadline(timeout), false, true);
     }
 
     static long deadline(Duration timeout) {

@@ -2,6 +2,7 @@ package org.locksmith.lock.internal;
 
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -32,12 +33,21 @@ final class CoreLease implements LockLease {
     /** Serialises the backend calls on this lease (renew, release), as the SPI promises; never held while waiting. */
     final ReentrantLock io = new ReentrantLock();
 
-    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    /**
+     * Where the lease is and, once lost, why, in one immutable value: whoever sees the lease lost sees the cause
+     * too, and a release decides from the very status it replaces, not from an earlier look.
+     */
+    private record Status(State state, LockLostException lostCause) {}
+
+    private static final Status HELD = new Status(State.HELD, null);
+
+    private final AtomicReference<Status> status = new AtomicReference<>(HELD);
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
     private volatile int holdCount = 1;
     private volatile long validUntilNanos;
-    private volatile LockLostException lostCause;
     private volatile boolean releasedByClose;
+    /** The watchdog's look at this lease when its time runs out; null while none is pending. */
+    private volatile ScheduledFuture<?> expiryCheck;
 
     CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease) {
         this.client = client;
@@ -72,15 +82,11 @@ final class CoreLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && System.nanoTime() - validUntilNanos < 0;
+        return status.get() == HELD && System.nanoTime() - validUntilNanos < 0;
     }
 
     boolean isHeld() {
-        return state.get() == State.HELD;
-    }
-
-    boolean isLost() {
-        return state.get() == State.LOST;
+        return status.get() == HELD;
     }
 
     long validUntilNanos() {
@@ -100,11 +106,22 @@ final class CoreLease implements LockLease {
         return holdCount;
     }
 
-    /** Re-entry by the owner thread: no round trip. */
+    /** Re-entry by the owner thread: no round trip. Hands out the lease only while it is valid. */
     CoreLease reenter() {
-        if (state.get() == State.LOST) {
+        if (status.get() == HELD && System.nanoTime() - validUntilNanos >= 0) {
+            // Past its time and nobody has said so yet (no renewal round or timer since): this is the loss.
+            markLost(ranOut());
+        }
+        Status now = status.get();
+        if (now.state() == State.RELEASED) {
+            // Only close() ends a lease behind its owner's back; the owner's own release forgets it first.
+            throw new IllegalStateException(
+                    "Key '" + key + "' was released when its client was closed; the lease is gone");
+        }
+        if (now.state() == State.LOST) {
             throw new LockLostException(
-                    "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first", lostCause);
+                    "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first",
+                    now.lostCause());
         }
         if (holdCount == Integer.MAX_VALUE) {
             throw new Error("Maximum lock count exceeded for key '" + key + "'");
@@ -116,21 +133,63 @@ final class CoreLease implements LockLease {
     @Override
     public void onLost(Consumer<? super LockLostException> listener) {
         Objects.requireNonNull(listener, "listener");
+        if (!client.features().contains(LockFeature.LOSS_DETECTION)) {
+            // Accepting it would promise a call that may never come.
+            throw new UnsupportedOperationException("Backend '" + client.backend()
+                    + "' does not report lost leases (it does not declare LockFeature.LOSS_DETECTION); check "
+                    + "isValid() and the LockLostException of release() instead");
+        }
         Listener l = new Listener(listener);
         listeners.add(l);
-        LockLostException cause = lostCause;
+        LockLostException cause = status.get().lostCause();
         if (cause != null) {
             l.fire(cause);
         }
     }
 
-    /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
-    void markLost(LockLostException cause) {
-        if (!state.compareAndSet(State.HELD, State.LOST)) {
+    /**
+     * Run by the watchdog at this lease's valid-until time: reports the lease lost if its time has run out, else
+     * (it was renewed meanwhile) looks again at its new time. Without it, a lease that nothing renews would turn
+     * invalid without its listeners ever hearing of it.
+     */
+    void checkExpiry() {
+        if (status.get() != HELD) {
             return;
         }
-        lostCause = cause;
-        client.notifyLost(this, cause);
+        if (System.nanoTime() - validUntilNanos >= 0) {
+            markLost(ranOut());
+        } else {
+            client.watchExpiry(this);
+        }
+    }
+
+    void expiryCheck(ScheduledFuture<?> check) {
+        expiryCheck = check;
+        // A release that ran before the line above could not cancel this check: cancel it here.
+        if (status.get().state() == State.RELEASED) {
+            check.cancel(false);
+        }
+    }
+
+    private void cancelExpiryCheck() {
+        ScheduledFuture<?> check = expiryCheck;
+        if (check != null) {
+            check.cancel(false);
+        }
+    }
+
+    /** Why a lease that the store did not confirm within its lease time is lost. */
+    LockLostException ranOut() {
+        return new LockLostException("Lease of key '" + key + "' ran out: the store did not confirm it within "
+                + client.leaseTime().toMillis() + " ms (renewal failed, was late, or the backend does not renew)");
+    }
+
+    /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
+    void markLost(LockLostException cause) {
+        if (status.compareAndSet(HELD, new Status(State.LOST, cause))) {
+            cancelExpiryCheck();
+            client.notifyLost(this, cause);
+        }
     }
 
     void fireListeners(LockLostException cause) {
@@ -155,45 +214,52 @@ final class CoreLease implements LockLease {
         }
         holdCount--;
         if (holdCount > 0) {
-            throwIfLost();
+            LockLostException cause = status.get().lostCause();
+            if (cause != null) {
+                throw new LockLostException(cause.getMessage(), cause);
+            }
             return;
         }
-        boolean wasLost = state.get() == State.LOST;
-        boolean stillHeld = releaseInStore();
-        if (wasLost) {
-            throwIfLost();
-        } else if (!stillHeld) {
-            LockLostException lost = new LockLostException("Key '" + key
-                    + "' was no longer held for this owner when released: its lease expired or was taken over");
-            lostCause = lost;
+        LockLostException lost = releaseInStore();
+        if (lost != null) {
+            // Each listener runs once: one the notifier already called is not called again.
             fireListeners(lost);
-            throw lost;
+            throw new LockLostException(lost.getMessage(), lost);
         }
     }
 
-    private void throwIfLost() {
-        LockLostException cause = lostCause;
-        if (cause != null) {
-            throw new LockLostException(cause.getMessage(), cause);
-        }
-    }
-
-    /** Releases in the store once; returns whether the store still held it for us. */
-    private boolean releaseInStore() {
-        client.forget(this);
+    /**
+     * Ends the lease and releases it in the store, once. Returns why the lease was lost before this release, or
+     * that the store no longer held it for us; null if it was held to the end.
+     */
+    private LockLostException releaseInStore() {
         io.lock();
         try {
-            State previous = state.getAndSet(State.RELEASED);
-            if (previous == State.RELEASED) {
-                return true;
+            // Decided under the I/O lock and in one step with the end of the lease: a loss reported while this
+            // release waited for a renewal is seen here, and none can be reported after.
+            Status before = status.getAndUpdate(
+                    s -> s.state() == State.RELEASED ? s : new Status(State.RELEASED, s.lostCause()));
+            cancelExpiryCheck();
+            if (before.state() == State.RELEASED) {
+                return before.lostCause();
             }
-            return backendLease.release();
+            boolean stillHeld = backendLease.release();
+            if (before.state() == State.LOST || stillHeld) {
+                return before.lostCause();
+            }
+            LockLostException gone = new LockLostException("Key '" + key
+                    + "' was no longer held for this owner when released: its lease expired or was taken over");
+            status.set(new Status(State.RELEASED, gone));
+            return gone;
         } catch (LockBackendException e) {
             throw new LockBackendException(
                     "Key '" + key + "' released locally; the store could not be told and will free it by itself: "
                             + e.getMessage(),
                     e);
         } finally {
+            // Forgotten only now: close() releases whatever is still registered, so it waits (on the I/O lock) for
+            // a release in progress instead of closing the backend under it.
+            client.forget(this);
             io.unlock();
         }
     }
@@ -217,8 +283,8 @@ final class CoreLease implements LockLease {
 
     @Override
     public String toString() {
-        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + holdCount + ", state=" + state.get()
-                + "]";
+        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + holdCount + ", state="
+                + status.get().state() + "]";
     }
 
     /** Calls its consumer at most once, whoever gets there first (the notifier or {@link #onLost}). */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.DistributedLock;
-import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLostException;
@@ -44,7 +44,15 @@ public final class CoreLockClient implements LockClient {
     private final AtomicLong grants = new AtomicLong();
     private final ConcurrentHashMap<Holder, CoreLease> held = new ConcurrentHashMap<>();
     private final Set<CoreAcquireRequest> waiting = ConcurrentHashMap.newKeySet();
-    private final ScheduledThreadPoolExecutor scheduler;
+    /**
+     * Timers only, never store I/O: the interrupt and deadline watch over waiting threads (and the backends' cancel
+     * actions it runs), and one expiry check per lease at its valid-until time, so that a lease nothing renews
+     * still fires its listeners when it runs out.
+     */
+    private final ScheduledThreadPoolExecutor watchdog;
+    /** Null when the backend has nothing to renew. */
+    private final LeaseRenewer renewer;
+
     private final ThreadPoolExecutor notifier;
 
     private final ReentrantLock closeLock = new ReentrantLock();
@@ -58,22 +66,68 @@ public final class CoreLockClient implements LockClient {
         this.features = declared.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(declared));
         this.reentrant = features.contains(LockFeature.REENTRANT);
         Duration lease = backend.leaseTime();
-        this.leaseNanos = lease == null || lease.isZero() || lease.isNegative() ? 0 : lease.toNanos();
+        Duration renew = backend.renewInterval();
+        List<String> problems = inconsistencies(features, lease, renew);
+        if (!problems.isEmpty()) {
+            IllegalArgumentException rejected = new IllegalArgumentException("Backend '" + name + "' ("
+                    + backend.getClass().getName() + ") declares what the core cannot honour: "
+                    + String.join("; ", problems));
+            // The client owns the backend from here on, and there will be no client to close it.
+            try {
+                backend.close();
+            } catch (RuntimeException e) {
+                rejected.addSuppressed(e);
+            }
+            throw rejected;
+        }
+        this.leaseNanos = lease.toNanos();
         byte[] id = new byte[12];
         RANDOM.nextBytes(id);
         this.clientId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
 
-        this.scheduler = new ScheduledThreadPoolExecutor(1, new DaemonThreads("renewer"));
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        // Listeners get their own thread so that a slow one never delays a renewal.
+        // At most three threads per client, each started only when first needed: the watchdog, the renewer, and
+        // the notifier, which runs listeners so that a slow one never delays a renewal or a cancellation.
+        this.watchdog = new ScheduledThreadPoolExecutor(1, new DaemonThreads("watchdog"));
+        watchdog.setRemoveOnCancelPolicy(true);
+        watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier = new ThreadPoolExecutor(
                 0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("notifier"));
-        Duration renew = backend.renewInterval();
-        if (renew != null && !renew.isZero() && !renew.isNegative()) {
-            long every = renew.toNanos();
-            scheduler.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.NANOSECONDS);
+        this.renewer = renew.isZero() ? null : new LeaseRenewer(backend, held.values(), leaseNanos, renew.toNanos());
+    }
+
+    /**
+     * What is wrong with a backend's lease and renewal declarations, each with what to do about it; empty if they
+     * are consistent. Checked before any thread starts: a renewal slower than the lease, say, would otherwise show
+     * up only as leases lost under load.
+     */
+    private static List<String> inconsistencies(Set<LockFeature> features, Duration lease, Duration renew) {
+        List<String> problems = new ArrayList<>();
+        if (lease == null || lease.isNegative()) {
+            problems.add("leaseTime() is " + (lease == null ? "null" : "negative (" + lease + ")")
+                    + ": return the store's lease time, or Duration.ZERO if leases do not expire");
         }
+        if (renew == null || renew.isNegative()) {
+            problems.add("renewInterval() is " + (renew == null ? "null" : "negative (" + renew + ")")
+                    + ": return how often to renew, or Duration.ZERO to never renew");
+        }
+        if (!problems.isEmpty()) {
+            return problems;
+        }
+        if (features.contains(LockFeature.LEASE_EXPIRY) && lease.isZero()) {
+            problems.add("it declares LEASE_EXPIRY but its leaseTime() is zero, and the core judges a lease's"
+                    + " validity by that time: return the store's lease time, or do not declare LEASE_EXPIRY");
+        }
+        if (features.contains(LockFeature.AUTO_RENEWAL) && renew.isZero()) {
+            problems.add("it declares AUTO_RENEWAL but its renewInterval() is zero, so nothing would renew its"
+                    + " leases: return a fraction of leaseTime() (a third leaves room for two failed attempts),"
+                    + " or do not declare AUTO_RENEWAL");
+        }
+        if (!lease.isZero() && !renew.isZero() && renew.compareTo(lease) >= 0) {
+            problems.add("its renewInterval() (" + renew.toMillis() + " ms) is not shorter than its leaseTime() ("
+                    + lease.toMillis() + " ms), so leases run out before they are renewed: renew at a fraction"
+                    + " of the lease time (a third leaves room for two failed attempts)");
+        }
+        return problems;
     }
 
     @Override
@@ -93,6 +147,11 @@ public final class CoreLockClient implements LockClient {
         return name;
     }
 
+    /** The renewer, or null if the backend does not renew; for tests that play a renewal round step by step. */
+    LeaseRenewer renewer() {
+        return renewer;
+    }
+
     /** The backend this client wraps; for tests and tools that need the store's own view. */
     public LockBackend backendImplementation() {
         return backend;
@@ -102,6 +161,10 @@ public final class CoreLockClient implements LockClient {
         if (closed) {
             throw new IllegalStateException("LockClient (" + name + ") is closed");
         }
+    }
+
+    Duration leaseTime() {
+        return Duration.ofNanos(leaseNanos);
     }
 
     long validUntil(long confirmedAtNanos) {
@@ -115,10 +178,16 @@ public final class CoreLockClient implements LockClient {
     /**
      * Acquires {@code key} for the current thread until {@code deadlineNanos}; null on timeout.
      *
-     * @param isTry one attempt, no waiting, and (like {@code Lock.tryLock()}) no interruption check
+     * @param isTry one attempt, no waiting
+     * @param interruptible whether a pending interrupt fails the call, also a re-entry or a single attempt; false
+     *     only for {@code tryAcquire()}, which (like {@code Lock.tryLock()}) does not look at it
      */
-    CoreLease acquire(String key, long deadlineNanos, boolean isTry) throws InterruptedException {
+    CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible)
+            throws InterruptedException {
         ensureOpen();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
+        }
         Thread thread = Thread.currentThread();
         CoreLease existing = held.get(new Holder(key, thread));
         if (existing != null) {
@@ -128,18 +197,22 @@ public final class CoreLockClient implements LockClient {
             }
             return existing.reenter();
         }
-        if (!isTry && Thread.interrupted()) {
-            throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
-        }
         CoreAcquireRequest request = new CoreAcquireRequest(
-                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, scheduler);
+                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog);
         waiting.add(request);
-        BackendLease granted;
+        CoreLease lease = null;
         try {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
-            granted = backend.acquire(request);
+            BackendLease granted = backend.acquire(request);
+            if (granted != null) {
+                lease = new CoreLease(this, key, thread, granted);
+                // Registered before the attempt leaves `waiting`: close() waits for `waiting` to drain and then
+                // releases all of `held`, so a grant that lands while the client closes is released before the
+                // backend closes, never after.
+                held.put(lease.holder(), lease);
+            }
         } catch (InterruptedException e) {
             if (closed) {
                 throw closedWhileWaiting(key);
@@ -149,7 +222,7 @@ public final class CoreLockClient implements LockClient {
             request.finish();
             leaveWaiting(request);
         }
-        if (granted == null) {
+        if (lease == null) {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
@@ -158,17 +231,17 @@ public final class CoreLockClient implements LockClient {
             }
             return null;
         }
-        CoreLease lease = new CoreLease(this, key, thread, granted);
-        held.put(lease.holder(), lease);
         request.attach(lease);
+        watchExpiry(lease);
+        if (closed) {
+            // close() releases it too; whichever comes second finds it released.
+            lease.releaseOnClose();
+            throw closedWhileWaiting(key);
+        }
         if (!isTry && Thread.interrupted()) {
             // Granted in the same instant as the interrupt: honour the interrupt, leave nothing held.
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");
-        }
-        if (closed) {
-            lease.releaseOnClose();
-            throw closedWhileWaiting(key);
         }
         return lease;
     }
@@ -189,6 +262,19 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
+    /** Has the watchdog look at {@code lease} when its time runs out; nothing if leases do not expire. */
+    void watchExpiry(CoreLease lease) {
+        if (leaseNanos == 0) {
+            return;
+        }
+        long delay = Math.max(0, lease.validUntilNanos() - System.nanoTime());
+        try {
+            lease.expiryCheck(watchdog.schedule(lease::checkExpiry, delay, TimeUnit.NANOSECONDS));
+        } catch (RejectedExecutionException e) {
+            // Closed: close() releases the lease, and nobody listens for its expiry any more.
+        }
+    }
+
     void forget(CoreLease lease) {
         held.remove(lease.holder(), lease);
     }
@@ -196,54 +282,8 @@ public final class CoreLockClient implements LockClient {
     void notifyLost(CoreLease lease, LockLostException cause) {
         try {
             notifier.execute(() -> lease.fireListeners(cause));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             lease.fireListeners(cause); // closing: fire on this thread rather than never
-        }
-    }
-
-    /** One renewal round: expire what could not be renewed in time, then renew the rest in one backend call. */
-    private void renewAll() {
-        List<CoreLease> leases = new ArrayList<>();
-        List<BackendLease> batch = new ArrayList<>();
-        long now = System.nanoTime();
-        for (CoreLease lease : held.values()) {
-            if (!lease.isHeld()) {
-                continue;
-            }
-            if (leaseNanos != 0 && now - lease.validUntilNanos() >= 0) {
-                lease.markLost(new LockLostException(
-                        "Lease of key '" + lease.key() + "' ran out before the store could confirm a renewal"));
-                continue;
-            }
-            // Skip a lease whose owner is releasing it right now; the SPI promises one call at a time.
-            if (lease.io.tryLock()) {
-                leases.add(lease);
-                batch.add(lease.backendLease());
-            }
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        long sentAt = System.nanoTime();
-        try {
-            List<BackendLease> lost = backend.renew(batch);
-            Set<BackendLease> lostSet = lost.isEmpty() ? Set.of() : Set.copyOf(lost);
-            for (CoreLease lease : leases) {
-                if (lostSet.contains(lease.backendLease())) {
-                    lease.markLost(new LockLostException(
-                            "Lease of key '" + lease.key() + "' is no longer held in the store (renewal refused)"));
-                } else {
-                    lease.renewed(sentAt);
-                }
-            }
-        } catch (LockBackendException e) {
-            LOG.log(System.Logger.Level.WARNING, "Renewal failed; will retry: " + e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "Renewal failed unexpectedly; will retry", e);
-        } finally {
-            for (CoreLease lease : leases) {
-                lease.io.unlock();
-            }
         }
     }
 
@@ -263,9 +303,12 @@ public final class CoreLockClient implements LockClient {
         }
         closeLock.lock();
         try {
-            long left = CLOSE_WAIT_NANOS;
-            while (!waiting.isEmpty() && left > 0) {
-                left = drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            // A deadline, not awaitNanos's return value: that is what is left of one 50 ms slice, which made this
+            // wait give up after the first slice instead of CLOSE_WAIT_NANOS.
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            long left;
+            while (!waiting.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+                drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
                 for (CoreAcquireRequest request : waiting) {
                     request.cancel();
                 }
@@ -284,10 +327,16 @@ public final class CoreLockClient implements LockClient {
         for (CoreLease lease : new ArrayList<>(held.values())) {
             lease.releaseOnClose();
         }
-        scheduler.shutdownNow();
+        if (renewer != null) {
+            renewer.shutdownNow();
+        }
+        watchdog.shutdownNow();
         notifier.shutdown();
         try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            if (renewer != null) {
+                renewer.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            watchdog.awaitTermination(5, TimeUnit.SECONDS);
             notifier.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

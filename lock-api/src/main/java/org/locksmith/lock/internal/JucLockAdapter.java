@@ -60,6 +60,7 @@ final class JucLockAdapter implements Lock {
     public void unlock() {
         CoreLease lease = client.heldByCurrentThread(lock.key());
         if (lease == null) {
+            client.ensureOpen(); // close() released it: say so, rather than that this thread never held it
             throw new IllegalMonitorStateException(
                     "Thread '" + Thread.currentThread().getName() + "' does not hold key '" + lock.key() + "'");
         }

@@ -29,14 +29,18 @@ public interface LockBackend extends AutoCloseable {
 
     /**
      * How long the store keeps a lease without renewal, or {@link Duration#ZERO} if leases do not expire. When
-     * positive, the core reports a lease invalid once this time has passed since it was last confirmed.
+     * positive, the core reports a lease invalid (and lost, firing its listeners) once this time has passed since it
+     * was last confirmed. Never null or negative; positive if the backend declares {@link LockFeature#LEASE_EXPIRY}.
+     * The core checks these rules when the client is built and rejects a backend that breaks them.
      */
     Duration leaseTime();
 
     /**
      * How often the core calls {@link #renew} with every held lease, or {@link Duration#ZERO} for never. Leased
      * backends use a fraction of {@link #leaseTime()} (a third leaves room for two failed attempts); session-bound
-     * backends may use it to check that their sessions are alive.
+     * backends may use it to check that their sessions are alive. Never null or negative; positive if the backend
+     * declares {@link LockFeature#AUTO_RENEWAL}; shorter than a positive {@link #leaseTime()}. The core checks these
+     * rules when the client is built and rejects a backend that breaks them.
      */
     Duration renewInterval();
 
