@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
@@ -185,12 +184,10 @@ class BrokenBackendsTest {
     }
 
     /**
-     * The unrenewed reference must pass the expiry side of c11 too, but the core on this branch fires onLost only
-     * from a renewal round or a backend's report, so a lease that simply runs out without AUTO_RENEWAL turns invalid
-     * and tells no listener. The lock-api fix (expiry fires onLost without renewal) is in progress elsewhere.
+     * The unrenewed reference passes the expiry side of c11: the core fires onLost when a lease that nobody renews
+     * runs out, not only from a renewal round or a backend's report.
      */
     @Test
-    @Disabled("needs the lock-api fix that fires onLost when an unrenewed lease runs out; enable it with that fix")
     void referenceWithoutRenewalReportsExpiry() {
         Map<String, TestExecutionResult> results =
                 run(BrokenTcks.ReferenceWithoutRenewal.class, "c11_lossDetection_leaseExpired");

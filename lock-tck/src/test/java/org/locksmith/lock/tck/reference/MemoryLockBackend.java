@@ -43,8 +43,8 @@ final class MemoryLockBackend implements LockBackend {
         /** renew() swallows the store's failure and reports every lease renewed, as if it had reached the store. */
         RENEW_SWALLOWS_OUTAGE,
         /**
-         * The store expires leases, but the backend tells the core nothing: leaseTime() is zero and an expired grant
-         * is never reported lost.
+         * The store expires leases, but the backend tells the core a lease twenty times longer than the store keeps
+         * (as a backend that misreads its store's TTL unit would) and never reports an expired grant lost.
          */
         EXPIRES_SILENTLY
     }
@@ -120,7 +120,7 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public Duration leaseTime() {
-        return has(Defect.EXPIRES_SILENTLY) ? Duration.ZERO : storeLeaseTime();
+        return has(Defect.EXPIRES_SILENTLY) ? storeLeaseTime().multipliedBy(20) : storeLeaseTime();
     }
 
     /** How long the store keeps a grant without renewal; zero for never. */
