@@ -59,8 +59,9 @@ final class Report {
                 .append(" s warm-up; S4 records every hand-off in an HdrHistogram after ")
                 .append(context.plan().handoffWarmup())
                 .append(" unmeasured ones. Store commands (S5, S6) are "
-                        + "counted by the stores themselves: Redis `total_commands_processed`, MySQL `Questions`, "
-                        + "ZooKeeper `srvr` requests received.\n\n");
+                        + "counted by the stores themselves: Redis `MONITOR` between two marker `ECHO`s (a script "
+                        + "is one command; `total_commands_processed` would also count its inner calls), MySQL "
+                        + "`Questions`, ZooKeeper `srvr` requests received.\n\n");
 
         md.append("## Machine and versions\n\n");
         Environment.machine().forEach(l -> md.append("- ").append(l).append('\n'));
@@ -180,7 +181,7 @@ final class Report {
                         + "while the leases were only held (renewals, heartbeats). ZooKeeper has no leases: its "
                         + "figure is the session's heartbeats over the same time.\n\n");
         md.append("| contender | leases | commands per period | per 100 leases per period | heap per lease (bytes) "
-                + "| acquiring all took s |\n|---|---|---|---|---|---|\n");
+                + "| acquiring all took s | leases lost |\n|---|---|---|---|---|---|---|\n");
         for (Results.ManyLeases m : r.manyLeases) {
             md.append(row(
                     label(m.contender()),
@@ -188,7 +189,8 @@ final class Report {
                     f1(m.commandsPerPeriod()),
                     f2(m.commandsPer100LeasesPerPeriod()),
                     f0(m.heapBytesPerLease()),
-                    f1(m.acquireSeconds())));
+                    f1(m.acquireSeconds()),
+                    String.valueOf(m.leasesLost())));
         }
         notApplicable(md, r, Scenario.S6);
 

@@ -46,7 +46,8 @@ public final class Results {
             double commandsPerPeriod,
             double commandsPer100LeasesPerPeriod,
             double heapBytesPerLease,
-            double acquireSeconds) {}
+            double acquireSeconds,
+            int leasesLost) {}
 
     /** A scenario a contender does not take part in, and why. */
     public record NotApplicable(String contender, Scenario scenario, String reason) {}

@@ -132,6 +132,12 @@ final class Targets {
                         2047,
                         r.manyLeases(c.name()).map(Results.ManyLeases::heapBytesPerLease),
                         "%.0f B");
+                Optional<Results.ManyLeases> held = r.manyLeases(c.name());
+                targets.add(new Target(
+                        c.store().title(),
+                        "S6 " + c.name() + ": no held lease lost",
+                        held.map(m -> m.leasesLost() + " lost").orElse("—"),
+                        held.map(m -> m.leasesLost() == 0).orElse(null)));
             }
         }
         return targets;

@@ -12,7 +12,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * Spring Integration's {@code RedisLockRegistry} on Lettuce, in its {@code PUB_SUB_LOCK} mode (woken by a message
  * on release rather than its default 100 ms spin), with its renewal scheduler so that a held lock outlives its
- * expiry (60 s by default; in S6 the scenario's lease).
+ * expiry (60 s by default; in S6 the scenario's lease). The renewal scheduler gets four threads: Spring renews each
+ * lock with its own scheduled task, and one thread (the scheduler's default) cannot keep S6's 10,000 leases alive.
  */
 public final class SpringRedisContender extends Peer {
 
@@ -40,6 +41,7 @@ public final class SpringRedisContender extends Peer {
         ThreadPoolTaskScheduler renewals = new ThreadPoolTaskScheduler();
         renewals.setThreadNamePrefix("spring-redis-renewal-");
         renewals.setDaemon(true);
+        renewals.setPoolSize(4);
         renewals.initialize();
         RedisLockRegistry registry = lease == null
                 ? new RedisLockRegistry(factory, "lsbench:" + stores.runId() + ":spring")
