@@ -20,7 +20,6 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
@@ -55,15 +54,16 @@ public final class RedisLockBackend implements LockBackend {
 
     private final UnifiedJedis commands;
     private final UnifiedJedis waits;
+    private final WaitConnections waitConnections;
     private final List<AutoCloseable> owned;
     private final boolean cluster;
     private final RedisSettings settings;
     private final String leaseMillis;
     private final String wakeTtlMillis;
+    private final int blockingLimit;
     private final Semaphore blockingPermits;
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
     private final ExecutorService canceller;
-    private final CommandObjects commandObjects = new CommandObjects(redis.clients.jedis.RedisProtocol.RESP2);
 
     /**
      * @param commands the client for short commands
@@ -80,7 +80,9 @@ public final class RedisLockBackend implements LockBackend {
         this.settings = settings;
         this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
         this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
-        this.blockingPermits = new Semaphore(settings.maxBlockingWaiters());
+        this.waitConnections = new WaitConnections(waits);
+        this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
+        this.blockingPermits = new Semaphore(blockingLimit);
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory factory = r -> {
             Thread t = new Thread(r, "locksmith-redis-cancel-" + threads.incrementAndGet());
@@ -96,6 +98,30 @@ public final class RedisLockBackend implements LockBackend {
                 new SynchronousQueue<>(),
                 factory,
                 new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /**
+     * How many threads may block in {@code BLPOP} at once. Each holds a connection of the wait client's pool for as
+     * long as it blocks, so with one client shared by waits and short commands at most half of its pool may block:
+     * releases, renewals, cancel signals and the application's own commands keep the other half, however many threads
+     * wait. A separate wait client may be filled up to its pool size.
+     */
+    static int blockingPermits(UnifiedJedis commands, UnifiedJedis waits, int maxBlockingWaiters) {
+        int capacity = WaitConnections.poolCapacity(waits);
+        if (waits != commands) {
+            return Math.min(maxBlockingWaiters, capacity);
+        }
+        if (capacity < 2) {
+            throw new IllegalArgumentException("A Redis client whose pool has " + capacity + " connection cannot be"
+                    + " shared by lock waiters (each blocks one connection in BLPOP) and releases/renewals; give it a"
+                    + " larger pool or pass a separate waitClient");
+        }
+        return Math.min(maxBlockingWaiters, capacity / 2);
+    }
+
+    /** How many threads may block in {@code BLPOP} at once (see {@link #blockingPermits}), for tests and tools. */
+    public int maxBlockingWaiters() {
+        return blockingLimit;
     }
 
     /** Checks that the store answers (and, on standalone servers, loads the scripts) so a bad URL fails at open. */
@@ -388,9 +414,10 @@ public final class RedisLockBackend implements LockBackend {
                 if (overflowLogged.compareAndSet(false, true)) {
                     LOG.log(
                             System.Logger.Level.WARNING,
-                            "More threads wait for Redis locks than the wait pool has connections ("
-                                    + settings.maxBlockingWaiters()
-                                    + "); the others queue locally and are woken later. Raise waitPoolSize.");
+                            "More threads wait for Redis locks than may block on a connection ("
+                                    + blockingLimit
+                                    + "); the others queue locally and are woken later. Raise waitPoolSize (or give"
+                                    + " RedisLocks a separate waitClient with a larger pool).");
                 }
                 // Queue locally, in slices, so that cancellation (deadline, close) is noticed without a signal.
                 boolean admitted = false;
@@ -413,9 +440,9 @@ public final class RedisLockBackend implements LockBackend {
                     state.compareAndSet(BLOCKING, IDLE);
                     return false;
                 }
-                redis.clients.jedis.util.KeyValue<String, String> popped;
+                String popped;
                 try {
-                    popped = waits.blpop(left / 1e9, keys.wake(), cancelKey);
+                    popped = waitConnections.blpop(keys, cancelKey, TimeUnit.NANOSECONDS.toMillis(left));
                 } catch (JedisException e) {
                     state.compareAndSet(BLOCKING, IDLE);
                     if (closedByServer(e)) {
@@ -426,10 +453,10 @@ public final class RedisLockBackend implements LockBackend {
                     throw failure("failed while waiting", e);
                 }
                 state.compareAndSet(BLOCKING, IDLE);
-                if (popped != null && popped.getKey().equals(cancelKey)) {
+                if (cancelKey.equals(popped)) {
                     signalConsumed = true;
                 }
-                return popped != null && popped.getKey().equals(keys.wake());
+                return keys.wake().equals(popped);
             } finally {
                 blockingPermits.release();
             }
