@@ -179,14 +179,16 @@ public final class RedisLockBackend implements LockBackend {
         Waiter waiter = null;
         // A tryAcquire never waits, so it must not make the holder's release push a wake-up nobody takes.
         boolean willWait = !request.isTry() && request.remainingNanos() > 0;
+        // True from a consumed wake-up until the next attempt has run: a grant marks the new grant contended and a
+        // refusal marks the holder's, so after it the next release wakes someone. A waiter that leaves in between
+        // (exception, interrupt, deadline, close) must pass the wake-up on, or the next waiter sleeps until its
+        // timeout although the key is free.
+        boolean holdsWakeUp = false;
         try {
             while (true) {
                 long sentAt = System.nanoTime();
-                List<?> reply = (List<?>) script(
-                        LockScripts.ACQUIRE,
-                        LockScripts.ACQUIRE_SHA,
-                        List.of(keys.hash()),
-                        List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waiter == null ? "0" : "1"));
+                List<?> reply = attempt(keys, request, willWait, waiter != null);
+                holdsWakeUp = false;
                 long value = asLong(reply.get(1));
                 if (asLong(reply.get(0)) == 1) {
                     return new RedisLease(this, keys, request, value, sentAt);
@@ -199,24 +201,64 @@ public final class RedisLockBackend implements LockBackend {
                     waiter = new Waiter(keys, request);
                     request.onCancel(waiter::cancel);
                 }
-                // Never sleep past the holder's lease: a crashed holder frees the key at its expiry, unannounced.
-                long pttlNanos = value > 0
-                        ? TimeUnit.MILLISECONDS.toNanos(value + 1)
-                        : settings.leaseTime().toNanos();
-                boolean woken = waiter.await(Math.min(remaining, pttlNanos));
+                holdsWakeUp = waiter.await(Math.min(remaining, waitCapNanos(value)));
                 if (request.isCancelled()) {
-                    if (woken) {
-                        // This wake-up was meant for a waiter that gives up now: hand it to the next one.
-                        waiter.passWakeUp();
-                    }
                     return null;
                 }
             }
         } finally {
+            if (holdsWakeUp) {
+                waiter.passWakeUp();
+            }
             if (waiter != null) {
                 waiter.cleanUp();
             }
         }
+    }
+
+    /**
+     * The longest a waiter may block, given what the refused acquire reported about the holder's lease: never past
+     * its end (a crashed holder frees the key at expiry, unannounced), and at most one lease when the key has none.
+     */
+    long waitCapNanos(long holderPttl) {
+        return holderPttl > 0
+                ? TimeUnit.MILLISECONDS.toNanos(holderPttl + 1)
+                : settings.leaseTime().toNanos();
+    }
+
+    /**
+     * One acquire script call. When it fails, only the reply may have been lost: Redis may have granted the lock to
+     * this owner, which nobody would release before its lease ends. So unless the command surely never left (no
+     * connection), the owner is released (owner-checked, so harmless if nothing was granted) before the failure is
+     * reported. This can add one command timeout to the failure when the server stalls.
+     */
+    private List<?> attempt(LockKeys keys, AcquireRequest request, boolean willWait, boolean waited) {
+        try {
+            return (List<?>) script(
+                    LockScripts.ACQUIRE,
+                    LockScripts.ACQUIRE_SHA,
+                    List.of(keys.hash()),
+                    List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waited ? "1" : "0"));
+        } catch (LockBackendException e) {
+            if (!neverSent(e)) {
+                try {
+                    releaseOwner(keys, request.ownerId());
+                } catch (JedisException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Whether a failure happened before a command could reach the server (no connection to send it on). */
+    private static boolean neverSent(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.util.NoSuchElementException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -265,6 +307,15 @@ public final class RedisLockBackend implements LockBackend {
                 List.of(lease.keys.hash(), lease.keys.wake()),
                 List.of(lease.owner, wakeTtlMillis));
         return asLong(reply) == 1;
+    }
+
+    private void releaseOwner(LockKeys keys, String owner) {
+        LockScripts.run(
+                commands,
+                LockScripts.RELEASE,
+                LockScripts.RELEASE_SHA,
+                List.of(keys.hash(), keys.wake()),
+                List.of(owner, wakeTtlMillis));
     }
 
     /**

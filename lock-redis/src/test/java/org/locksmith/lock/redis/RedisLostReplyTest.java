@@ -1,0 +1,171 @@
+package org.locksmith.lock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.redis.internal.LockKeys;
+import org.locksmith.lock.spi.LockUrl;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Commands whose reply is lost on the way back (a {@link FaultProxy} between client and server): the command ran in
+ * Redis, the client cannot know. Acquire, release and the wake-up hand-off must all come out right anyway.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RedisLostReplyTest {
+    private static final int TIMEOUT_MS = 300;
+    private static TestRedis redis;
+    private static HostAndPort node;
+    private final String run = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    private final String prefix = "locksmith-test:" + run + ":";
+    private FaultProxy proxy;
+    private ExecutorService threads;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = TestRedis.discover();
+        LockUrl.HostAndPort h = LockUrl.parse(redis.url()).hosts().get(0);
+        node = new HostAndPort(h.host(), h.port(6379));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void startProxy() throws Exception {
+        proxy = new FaultProxy(node.getHost(), node.getPort());
+        threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "lost-reply-test");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @AfterEach
+    void stopProxy() {
+        threads.shutdownNow();
+        proxy.close();
+    }
+
+    private RedisClient client(HostAndPort at, String name) {
+        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(8);
+        pool.setMaxWait(Duration.ofSeconds(2));
+        return RedisClient.builder()
+                .hostAndPort(at)
+                .clientConfig(DefaultJedisClientConfig.builder()
+                        .clientName(name)
+                        .timeoutMillis(TIMEOUT_MS)
+                        .build())
+                .poolConfig(pool)
+                .build();
+    }
+
+    private RedisClient proxied(String name) {
+        return client(new HostAndPort("127.0.0.1", proxy.port()), name);
+    }
+
+    private LockClient locks(RedisClient commands, RedisClient waits) {
+        return RedisLocks.builder()
+                .prefix(prefix)
+                .leaseTime(Duration.ofSeconds(30))
+                .waitClient(waits)
+                .build(commands);
+    }
+
+    private static Jedis admin() {
+        return RedisTckSupport.admin(node);
+    }
+
+    private int blockedInBlpop(String clientName) {
+        try (Jedis jedis = admin()) {
+            int n = 0;
+            for (String line : jedis.clientList().split("\n")) {
+                if (line.contains(" name=" + clientName + " ") && line.contains(" cmd=blpop")) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    @Test
+    void anAcquireWhoseReplyIsLostDoesNotLeaveTheKeyHeld() {
+        try (RedisClient viaProxy = proxied("lost-acquire-" + run);
+                RedisClient direct = client(node, "lost-acquire-w-" + run);
+                LockClient locks = locks(viaProxy, direct);
+                LockClient other = locks(direct, direct)) {
+            proxy.arm(FaultProxy.Fault.SILENCE_REPLY);
+            assertThatThrownBy(() -> locks.lock("ambiguous").tryAcquire()).isInstanceOf(LockBackendException.class);
+            try (Jedis jedis = admin()) {
+                assertThat(jedis.hget(LockKeys.of(prefix, "ambiguous").hash(), "o"))
+                        .as("owner left in Redis by the acquire whose reply was lost")
+                        .isNull();
+            }
+            assertThat(other.lock("ambiguous").tryAcquire())
+                    .as("the key is free at once, not after the lease")
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void aWaiterThatFailsAfterConsumingTheWakeUpPassesItOn() throws Exception {
+        String waitName = "fails-after-wake-w-" + run;
+        String patientName = "patient-" + run;
+        try (RedisClient holderJedis = client(node, "holder-" + run);
+                RedisClient viaProxy = proxied("fails-after-wake-" + run);
+                RedisClient waitDirect = client(node, waitName);
+                RedisClient patientJedis = client(node, patientName);
+                LockClient holder = locks(holderJedis, holderJedis);
+                LockClient failing = locks(viaProxy, waitDirect);
+                LockClient patient = locks(patientJedis, patientJedis)) {
+            LockLease held = holder.lock("handoff").acquire(Duration.ofSeconds(1));
+            Future<LockLease> failed =
+                    threads.submit(() -> failing.lock("handoff").acquire(Duration.ofSeconds(30)));
+            // Redis serves the longest-blocked BLPOP first: the failing waiter must block before the patient one.
+            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(waitName) == 1);
+            Future<Long> granted = threads.submit(() -> {
+                try (LockLease lease = patient.lock("handoff").acquire(Duration.ofSeconds(30))) {
+                    return System.nanoTime();
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(patientName) == 1);
+            // The woken waiter's next attempt never reaches Redis: it fails after consuming the wake-up.
+            proxy.arm(FaultProxy.Fault.SILENCE_REQUEST);
+            long releasedAt = System.nanoTime();
+            held.release();
+            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(LockBackendException.class);
+            // Without the hand-off the patient waiter would sleep until the holder's 30 s lease had ended.
+            assertThat(Duration.ofNanos(granted.get(10, TimeUnit.SECONDS) - releasedAt))
+                    .isLessThan(Duration.ofSeconds(3));
+        }
+    }
+}
