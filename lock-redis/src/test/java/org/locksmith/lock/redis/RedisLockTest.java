@@ -162,8 +162,8 @@ class RedisLockTest {
             await().atMost(Duration.ofSeconds(2)).until(() -> keysOfRun() == 1);
             held.release();
             // The waiter marked the grant contended, so the release pushed a wake-up that nobody takes: bounded,
-            // one element, gone after its TTL (the lease here, 2 s).
-            assertThat(keysOfRun()).isLessThanOrEqualTo(1);
+            // one element, gone after its TTL (the lease here, 2 s), like the hash's record of the release.
+            assertThat(keysOfRun()).isLessThanOrEqualTo(2);
             await().atMost(Duration.ofSeconds(4)).until(() -> keysOfRun() == 0);
         }
     }
@@ -287,7 +287,8 @@ class RedisLockTest {
                 .isNotEqualTo(LockKeys.of(prefix, "{same}b").slot());
         assertThat(LockKeys.of(prefix, "{same}a").hash())
                 .isNotEqualTo(LockKeys.of(prefix, "{same}b").hash());
-        assertThat(keysOfRun()).isZero();
+        // Each released hash stays as a record of its release for the wake-up TTL (the lease here, 2 s).
+        await().atMost(Duration.ofSeconds(4)).until(() -> keysOfRun() == 0);
     }
 
     @Test

@@ -168,4 +168,35 @@ class RedisLostReplyTest {
                     .isLessThan(Duration.ofSeconds(3));
         }
     }
+
+    @Test
+    void aReleaseWhoseReplyIsLostAndIsRetriedSucceeds() {
+        try (RedisClient viaProxy = proxied("lost-release-" + run);
+                RedisClient direct = client(node, "lost-release-o-" + run);
+                LockClient locks = locks(viaProxy, viaProxy);
+                LockClient other = locks(direct, direct)) {
+            LockLease lease = locks.lock("twice").tryAcquire().orElseThrow();
+            // The release runs in Redis, then the connection breaks before its reply: the client sends it again.
+            proxy.arm(FaultProxy.Fault.CLOSE_ON_REPLY);
+            lease.release();
+            assertThat(lease.isValid()).isFalse();
+            assertThat(other.lock("twice").tryAcquire()).as("released in Redis").isPresent();
+        }
+    }
+
+    @Test
+    void aRepeatedReleaseStillReportsALeaseThatExpiredAsLost() throws Exception {
+        try (RedisClient jedis = client(node, "expired-" + run);
+                LockClient locks = RedisLocks.builder()
+                        .prefix(prefix)
+                        .leaseTime(Duration.ofMillis(300))
+                        .build(jedis)) {
+            LockLease lease = locks.lock("expired").tryAcquire().orElseThrow();
+            try (Jedis admin = admin()) {
+                // Stands for a lease that ran out behind the holder's back: the record of a release is not faked.
+                admin.del(LockKeys.of(prefix, "expired").hash());
+            }
+            assertThatThrownBy(lease::release).isInstanceOf(org.locksmith.lock.LockLostException.class);
+        }
+    }
 }

@@ -320,8 +320,8 @@ public final class RedisLockBackend implements LockBackend {
 
     /**
      * Runs a script on the command pool. A connection the server closed (CLIENT KILL, restart) fails at its next
-     * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, release of a
-     * lease already released says "not held", which the core reports as lost), so the call is retried once on a
+     * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, a release
+     * recognizes its own earlier release by the record it leaves, see {@link LockScripts#RELEASE}), so the call is retried once on a
      * fresh connection after the pool's idle, equally dead, connections are dropped.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
