@@ -201,7 +201,7 @@ public final class RedisLockBackend implements LockBackend {
                     waiter = new Waiter(keys, request);
                     request.onCancel(waiter::cancel);
                 }
-                holdsWakeUp = waiter.await(Math.min(remaining, waitCapNanos(value)));
+                holdsWakeUp = waiter.await(Math.min(remaining, waitCapNanos(value, settings.leaseTime())));
                 if (request.isCancelled()) {
                     return null;
                 }
@@ -219,11 +219,12 @@ public final class RedisLockBackend implements LockBackend {
     /**
      * The longest a waiter may block, given what the refused acquire reported about the holder's lease: never past
      * its end (a crashed holder frees the key at expiry, unannounced), and at most one lease when the key has none.
+     *
+     * @param holderPttl the holder's {@code PTTL} as the acquire script saw it: {@code >= 0} a live lease (0 too: it
+     *     ends within the current millisecond, and must not be taken for "no lease"), {@code -1} a key without expiry
      */
-    long waitCapNanos(long holderPttl) {
-        return holderPttl > 0
-                ? TimeUnit.MILLISECONDS.toNanos(holderPttl + 1)
-                : settings.leaseTime().toNanos();
+    static long waitCapNanos(long holderPttl, Duration lease) {
+        return holderPttl >= 0 ? TimeUnit.MILLISECONDS.toNanos(holderPttl + 1) : lease.toNanos();
     }
 
     /**
