@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +50,9 @@ public final class RedisLockBackend implements LockBackend {
     /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
     private static final int RENEW_BATCH = 500;
     /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
+    /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
+    private static final int CANCEL_THREADS = 4;
+
     private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final UnifiedJedis commands;
@@ -63,7 +66,7 @@ public final class RedisLockBackend implements LockBackend {
     private final int blockingLimit;
     private final Semaphore blockingPermits;
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
-    private final ExecutorService canceller;
+    private final ThreadPoolExecutor canceller;
 
     /**
      * @param commands the client for short commands
@@ -83,21 +86,33 @@ public final class RedisLockBackend implements LockBackend {
         this.waitConnections = new WaitConnections(waits);
         this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
         this.blockingPermits = new Semaphore(blockingLimit);
+        this.canceller = cancelSignalSender(blockingLimit);
+    }
+
+    /**
+     * The threads that send cancel signals. Not the core's scheduler, which calls the cancel actions: a slow Redis
+     * must not delay its renewals and other cancellations, so a cancel action only queues its signal here and never
+     * runs it itself. At most one signal per blocked waiter is pending, so {@code blockingLimit} bounds the queue;
+     * beyond it {@link java.util.concurrent.RejectedExecutionException} is thrown, and the cancel action reports it.
+     */
+    static ThreadPoolExecutor cancelSignalSender(int blockingLimit) {
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory factory = r -> {
             Thread t = new Thread(r, "locksmith-redis-cancel-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         };
-        // Cancel signals are sent from here, not from the core's scheduler: a slow Redis must not delay renewals.
-        this.canceller = new ThreadPoolExecutor(
-                0,
-                Math.max(2, settings.maxBlockingWaiters()),
+        int size = Math.min(CANCEL_THREADS, blockingLimit);
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                size,
+                size,
                 5,
                 TimeUnit.SECONDS,
-                new SynchronousQueue<>(),
+                new LinkedBlockingQueue<>(blockingLimit),
                 factory,
-                new ThreadPoolExecutor.CallerRunsPolicy());
+                new ThreadPoolExecutor.AbortPolicy());
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 
     /**
@@ -517,24 +532,39 @@ public final class RedisLockBackend implements LockBackend {
         /** The core's cancel action: unblocks the BLPOP if the waiter is in it. Never blocks the caller. */
         void cancel() {
             if (state.compareAndSet(BLOCKING, SIGNALLING)) {
-                canceller.execute(() -> {
-                    try {
-                        LockScripts.run(
-                                commands,
-                                LockScripts.SIGNAL,
-                                LockScripts.SIGNAL_SHA,
-                                List.of(cancelKey),
-                                List.of(wakeTtlMillis));
-                        signalled = true;
-                    } catch (RuntimeException e) {
-                        // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
-                        LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
-                    } finally {
-                        state.set(CANCELLED);
+                try {
+                    canceller.execute(this::sendSignal);
+                } catch (RejectedExecutionException e) {
+                    state.set(CANCELLED);
+                    if (!canceller.isShutdown()) {
+                        // Reported by the core, which called this action; the waiter is not stuck for ever.
+                        throw new RejectedExecutionException(
+                                "Cannot signal a cancelled Redis lock waiter on key '" + keys.userKey() + "': "
+                                        + canceller.getQueue().size() + " cancel signals are queued already (is the"
+                                        + " server slow or unreachable?); the waiter gives up at its BLPOP timeout,"
+                                        + " at most its deadline or the holder's lease",
+                                e);
                     }
-                });
+                }
             } else {
                 state.compareAndSet(IDLE, CANCELLED);
+            }
+        }
+
+        private void sendSignal() {
+            try {
+                LockScripts.run(
+                        commands,
+                        LockScripts.SIGNAL,
+                        LockScripts.SIGNAL_SHA,
+                        List.of(cancelKey),
+                        List.of(wakeTtlMillis));
+                signalled = true;
+            } catch (RuntimeException e) {
+                // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
+                LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
+            } finally {
+                state.set(CANCELLED);
             }
         }
 
