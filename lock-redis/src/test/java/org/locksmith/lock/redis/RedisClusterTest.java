@@ -114,4 +114,50 @@ class RedisClusterTest {
             assertThat(violations.get()).isZero();
         }
     }
+
+    /** A key of this run whose slot is on master {@code node} (each master owns a third of the slots). */
+    private static String keyOnNode(String prefix, int node) {
+        int perNode = 16384 / 3;
+        for (int i = 0; ; i++) {
+            String key = "on-" + node + "-" + i;
+            int slot =
+                    org.locksmith.lock.redis.internal.LockKeys.of(prefix, key).slot();
+            if (slot / perNode == node && slot < 3 * perNode) {
+                return key;
+            }
+        }
+    }
+
+    @Test
+    void aLeaseLostOnAHealthyNodeIsReportedWhileAnotherNodeIsDown() throws Exception {
+        String prefix = "renew-fail:";
+        // Renewal every 2 s; a lost lease noticed only by its local expiry would take up to 6 s.
+        try (LockClient locks =
+                Locks.open(cluster.url() + "&leaseMs=6000&timeoutMs=200&connectTimeoutMs=200&prefix=" + prefix)) {
+            String down = keyOnNode(prefix, 0);
+            String healthy = keyOnNode(prefix, 1);
+            LockLease onDown = locks.lock(down).tryAcquire().orElseThrow();
+            LockLease onHealthy = locks.lock(healthy).tryAcquire().orElseThrow();
+            java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
+            onHealthy.onLost(e -> lost.countDown());
+            cluster.node(0).pause();
+            try {
+                long deletedAt = System.nanoTime();
+                try (Jedis jedis = RedisTckSupport.admin(cluster.nodeList().get(1))) {
+                    assertThat(jedis.del(org.locksmith.lock.redis.internal.LockKeys.of(prefix, healthy)
+                                    .hash()))
+                            .isEqualTo(1);
+                }
+                assertThat(lost.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - deletedAt))
+                        .as("loss on node 1 reported by the renewal, although node 0 failed in the same round")
+                        .isLessThan(Duration.ofMillis(3_500));
+            } finally {
+                cluster.node(0).resume();
+            }
+            assertThat(onHealthy.isValid()).isFalse();
+            assertThat(onDown.key()).isEqualTo(down);
+        }
+    }
 }

@@ -279,14 +279,17 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public List<BackendLease> renew(List<BackendLease> leases) {
-        // One script call per slot (per batch): on a standalone server all leases share "slot" -1.
+        // One script call per slot (and batch), unless the client is known to talk to one server: a script may
+        // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
+        boolean oneServer = commands instanceof RedisClient;
         Map<Integer, List<RedisLease>> bySlot = new LinkedHashMap<>();
         for (BackendLease lease : leases) {
             RedisLease l = (RedisLease) lease;
-            bySlot.computeIfAbsent(cluster ? l.keys.slot() : -1, s -> new ArrayList<>())
+            bySlot.computeIfAbsent(oneServer ? -1 : l.keys.slot(), s -> new ArrayList<>())
                     .add(l);
         }
         List<BackendLease> lost = new ArrayList<>();
+        LockBackendException failed = null;
         for (Map.Entry<Integer, List<RedisLease>> group : bySlot.entrySet()) {
             List<RedisLease> all = group.getValue();
             for (int from = 0; from < all.size(); from += RENEW_BATCH) {
@@ -298,11 +301,28 @@ public final class RedisLockBackend implements LockBackend {
                     keys.add(l.keys.hash());
                     args.add(l.owner);
                 }
-                List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
-                for (Object index : missing) {
-                    lost.add(batch.get((int) asLong(index) - 1));
+                try {
+                    List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                    for (Object index : missing) {
+                        lost.add(batch.get((int) asLong(index) - 1));
+                    }
+                } catch (LockBackendException e) {
+                    // One unreachable node must not stop the renewal of the leases on the others.
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
                 }
             }
+        }
+        if (failed != null) {
+            // The core confirms no lease of a renewal that throws (the SPI has no "unknown" outcome per lease), so
+            // the losses found on the healthy nodes are reported directly, now rather than at their lease's end.
+            for (BackendLease l : lost) {
+                ((RedisLease) l).reportLost("no longer held in Redis (renewal refused)");
+            }
+            throw failed;
         }
         return lost;
     }
