@@ -32,6 +32,8 @@ final class FaultProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final AtomicReference<Fault> armed = new AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicInteger shots = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean arraysOnly;
     private volatile CountDownLatch hit = new CountDownLatch(1);
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
@@ -50,7 +52,23 @@ final class FaultProxy implements AutoCloseable {
 
     /** Arms {@code fault} for the next message in its direction; {@link #awaitHit()} returns once it struck. */
     void arm(Fault fault) {
-        hit = new CountDownLatch(1);
+        arraysOnly = false;
+        arm(fault, 1);
+    }
+
+    /**
+     * Arms {@code fault} for the next {@code times} array replies ({@code *...}, such as a lock script's): a
+     * reconnection's handshake replies ({@code +OK}, maps) pass.
+     */
+    void armArrayReplies(Fault fault, int times) {
+        arraysOnly = true;
+        arm(fault, times);
+    }
+
+    /** Arms {@code fault} for the next {@code times} messages in its direction. */
+    void arm(Fault fault, int times) {
+        hit = new CountDownLatch(times);
+        shots.set(times);
         armed.set(fault);
     }
 
@@ -99,7 +117,7 @@ final class FaultProxy implements AutoCloseable {
                 OutputStream out = to.getOutputStream();
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    if (!silent && strike(replies)) {
+                    if (!silent && strike(replies, buffer[0])) {
                         continue;
                     }
                     if (!silent) {
@@ -118,10 +136,17 @@ final class FaultProxy implements AutoCloseable {
         }
 
         /** True if the armed fault took this message. */
-        private boolean strike(boolean reply) {
+        private boolean strike(boolean reply, byte first) {
             Fault f = armed.get();
-            if (f == null || (f == Fault.SILENCE_REQUEST) == reply || !armed.compareAndSet(f, null)) {
+            if (f == null || (f == Fault.SILENCE_REQUEST) == reply || (arraysOnly && first != '*')) {
                 return false;
+            }
+            int left = shots.getAndDecrement();
+            if (left <= 0) {
+                return false;
+            }
+            if (left == 1) {
+                armed.compareAndSet(f, null);
             }
             if (f == Fault.CLOSE_ON_REPLY) {
                 closeQuietly(client);

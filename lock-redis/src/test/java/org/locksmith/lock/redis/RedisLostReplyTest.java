@@ -116,19 +116,44 @@ class RedisLostReplyTest {
     }
 
     @Test
-    void anAcquireWhoseReplyIsLostDoesNotLeaveTheKeyHeld() {
+    void anAcquireWhoseReplyTimesOutDoesNotLeaveTheKeyHeld() {
         try (RedisClient viaProxy = proxied("lost-acquire-" + run);
                 RedisClient direct = client(node, "lost-acquire-w-" + run);
                 LockClient locks = locks(viaProxy, direct);
                 LockClient other = locks(direct, direct)) {
             proxy.arm(FaultProxy.Fault.SILENCE_REPLY);
+            long start = System.nanoTime();
             assertThatThrownBy(() -> locks.lock("ambiguous").tryAcquire()).isInstanceOf(LockBackendException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("failure within the command timeout, the clean-up not waited for")
+                    .isLessThan(Duration.ofMillis(TIMEOUT_MS + 250));
+            // Freed by the clean-up release in the background, not after the 30 s lease.
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+                try (Jedis jedis = admin()) {
+                    assertThat(jedis.hget(LockKeys.of(prefix, "ambiguous").hash(), "o"))
+                            .as("owner left in Redis by the acquire whose reply was lost")
+                            .isNull();
+                }
+            });
+            assertThat(other.lock("ambiguous").tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void anAcquireWhoseConnectionBreaksTwiceIsReleasedBeforeTheFailureIsReported() {
+        try (RedisClient viaProxy = proxied("broken-acquire-" + run);
+                RedisClient direct = client(node, "broken-acquire-w-" + run);
+                LockClient locks = locks(viaProxy, direct);
+                LockClient other = locks(direct, direct)) {
+            // The first attempt and its retry both run in Redis, and both lose their reply.
+            proxy.armArrayReplies(FaultProxy.Fault.CLOSE_ON_REPLY, 2);
+            assertThatThrownBy(() -> locks.lock("broken").tryAcquire()).isInstanceOf(LockBackendException.class);
             try (Jedis jedis = admin()) {
-                assertThat(jedis.hget(LockKeys.of(prefix, "ambiguous").hash(), "o"))
+                assertThat(jedis.hget(LockKeys.of(prefix, "broken").hash(), "o"))
                         .as("owner left in Redis by the acquire whose reply was lost")
                         .isNull();
             }
-            assertThat(other.lock("ambiguous").tryAcquire())
+            assertThat(other.lock("broken").tryAcquire())
                     .as("the key is free at once, not after the lease")
                     .isPresent();
         }

@@ -244,9 +244,11 @@ public final class RedisLockBackend implements LockBackend {
 
     /**
      * One acquire script call. When it fails, only the reply may have been lost: Redis may have granted the lock to
-     * this owner, which nobody would release before its lease ends. So unless the command surely never left (no
-     * connection), the owner is released (owner-checked, so harmless if nothing was granted) before the failure is
-     * reported. This can add one command timeout to the failure when the server stalls.
+     * this owner (unique to this attempt), which nobody would release before its lease ends. So unless the command
+     * surely never left (no connection), the owner is released, owner-checked (harmless if nothing was granted).
+     * When the server closed the connection it is alive, and the release runs before the failure is reported; when
+     * it did not answer in time, a release now would as likely time out and double the failure's latency, so it is
+     * sent once from a background thread instead.
      */
     private List<?> attempt(LockKeys keys, AcquireRequest request, boolean willWait, boolean waited) {
         try {
@@ -256,11 +258,30 @@ public final class RedisLockBackend implements LockBackend {
                     List.of(keys.hash()),
                     List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waited ? "1" : "0"));
         } catch (LockBackendException e) {
-            if (!neverSent(e)) {
+            if (neverSent(e)) {
+                throw e;
+            }
+            String owner = request.ownerId();
+            if (closedByServer(e)) {
                 try {
-                    releaseOwner(keys, request.ownerId());
+                    releaseOwner(keys, owner);
                 } catch (JedisException cleanup) {
                     e.addSuppressed(cleanup);
+                }
+            } else {
+                try {
+                    canceller.execute(() -> {
+                        try {
+                            releaseOwner(keys, owner);
+                        } catch (RuntimeException cleanup) {
+                            LOG.log(
+                                    System.Logger.Level.WARNING,
+                                    "Could not release key '" + keys.userKey() + "' after an acquire whose reply was"
+                                            + " lost; if it was granted it frees at its lease end: " + cleanup);
+                        }
+                    });
+                } catch (RejectedExecutionException full) {
+                    e.addSuppressed(full);
                 }
             }
             throw e;
