@@ -105,13 +105,7 @@ class RedisLostReplyTest {
 
     private int blockedInBlpop(String clientName) {
         try (Jedis jedis = admin()) {
-            int n = 0;
-            for (String line : jedis.clientList().split("\n")) {
-                if (line.contains(" name=" + clientName + " ") && line.contains(" cmd=blpop")) {
-                    n++;
-                }
-            }
-            return n;
+            return RedisTckSupport.blockedClients(jedis, clientName);
         }
     }
 

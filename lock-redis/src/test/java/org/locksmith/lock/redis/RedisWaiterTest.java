@@ -70,13 +70,7 @@ class RedisWaiterTest {
 
     private int blockedInBlpop(String clientName) {
         try (Jedis jedis = RedisTckSupport.admin(node)) {
-            int n = 0;
-            for (String line : jedis.clientList().split("\n")) {
-                if (line.contains(" name=" + clientName + " ") && line.contains(" cmd=blpop")) {
-                    n++;
-                }
-            }
-            return n;
+            return RedisTckSupport.blockedClients(jedis, clientName);
         }
     }
 
@@ -141,7 +135,7 @@ class RedisWaiterTest {
                     .submit(() -> waiter.lock("dead").acquire(Duration.ofMillis(1_500)));
             await().atMost(Duration.ofSeconds(5)).until(() -> {
                 try (Jedis admin = RedisTckSupport.admin(new HostAndPort("127.0.0.1", server.port()))) {
-                    return admin.clientList().contains("cmd=blpop");
+                    return RedisTckSupport.blockedClients(admin, null) > 0;
                 }
             });
             long pausedAt = System.nanoTime();
