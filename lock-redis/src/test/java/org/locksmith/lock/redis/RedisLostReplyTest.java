@@ -218,4 +218,45 @@ class RedisLostReplyTest {
             assertThatThrownBy(lease::release).isInstanceOf(org.locksmith.lock.LockLostException.class);
         }
     }
+
+    @Test
+    void aWaiterInterruptedAfterConsumingTheWakeUpPassesItOn() throws Exception {
+        String waitName = "interrupted-w-" + run;
+        String patientName = "patient-i-" + run;
+        try (RedisClient holderJedis = client(node, "holder-i-" + run);
+                RedisClient viaProxy = proxied("interrupted-" + run);
+                RedisClient waitDirect = client(node, waitName);
+                RedisClient patientJedis = client(node, patientName);
+                LockClient holder = locks(holderJedis, holderJedis);
+                LockClient interrupted = locks(viaProxy, waitDirect);
+                LockClient patient = locks(patientJedis, patientJedis)) {
+            LockLease held = holder.lock("interrupted").acquire(Duration.ofSeconds(1));
+            java.util.concurrent.atomic.AtomicReference<Thread> waiterThread =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Future<LockLease> gaveUp = threads.submit(() -> {
+                waiterThread.set(Thread.currentThread());
+                return interrupted.lock("interrupted").acquire(Duration.ofSeconds(30));
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(waitName) == 1);
+            Future<Long> granted = threads.submit(() -> {
+                try (LockLease lease = patient.lock("interrupted").acquire(Duration.ofSeconds(30))) {
+                    return System.nanoTime();
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(patientName) == 1);
+            // The cancel signal that would unblock the interrupted waiter's BLPOP is held back, so the wake-up of
+            // the release below reaches it first: it consumes the wake-up after its interrupt.
+            proxy.arm(FaultProxy.Fault.SILENCE_REQUEST);
+            waiterThread.get().interrupt();
+            proxy.awaitHit();
+            long releasedAt = System.nanoTime();
+            held.release();
+            assertThatThrownBy(() -> gaveUp.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Duration.ofNanos(granted.get(10, TimeUnit.SECONDS) - releasedAt))
+                    .as("the patient waiter is granted after the release, not after the holder's 30 s lease")
+                    .isLessThan(Duration.ofSeconds(3));
+        }
+    }
 }
