@@ -32,10 +32,11 @@ import redis.clients.jedis.exceptions.JedisException;
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
  * in {@code BLPOP} on a per-key wake-up list that a contended release pushes one element to.
  *
- * <p>Two clients, two pools: {@code commands} serves every short command (acquire, release, renew, cancel
- * signals) and {@code waits} serves only the blocking {@code BLPOP}s, so waiters can never take the connections
- * that releases and renewals need. A local semaphore admits at most {@link RedisSettings#maxBlockingWaiters()}
- * threads into {@code BLPOP}; the others queue locally and re-try at the holder's lease end or when admitted.
+ * <p>{@code commands} serves every short command (acquire, release, renew, cancel signals) and {@code waits} the
+ * blocking {@code BLPOP}s (see {@link WaitConnections}). They may be one client: then a local semaphore admits at most
+ * half of its pool into {@code BLPOP} (see {@link #blockingPermits}), so waiters never take the connections that
+ * releases and renewals need; with two clients, up to the wait client's pool size. The others queue locally and
+ * re-try at the holder's lease end or when admitted.
  */
 public final class RedisLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.redis");
