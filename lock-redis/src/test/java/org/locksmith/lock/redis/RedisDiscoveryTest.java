@@ -9,8 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,21 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * unset its own environment).
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class RedisDiscoveryTest {
-    private static TestRedis redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.discover();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+class RedisDiscoveryTest extends EnvironmentRedisTest {
     private static List<String> probe(String argument) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(

@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.junit.jupiter.api.AfterAll;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,9 +21,6 @@ import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.redis.internal.LockKeys;
-import org.locksmith.lock.spi.LockUrl;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
@@ -34,28 +30,10 @@ import redis.clients.jedis.RedisClient;
  * Redis, the client cannot know. Acquire, release and the wake-up hand-off must all come out right anyway.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RedisLostReplyTest {
+class RedisLostReplyTest extends EnvironmentRedisTest {
     private static final int TIMEOUT_MS = 300;
-    private static TestRedis redis;
-    private static HostAndPort node;
-    private final String run = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    private final String prefix = "locksmith-test:" + run + ":";
     private FaultProxy proxy;
     private ExecutorService threads;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.discover();
-        LockUrl.HostAndPort h = LockUrl.parse(redis.url()).hosts().get(0);
-        node = new HostAndPort(h.host(), h.port(6379));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void startProxy() throws Exception {
@@ -74,17 +52,7 @@ class RedisLostReplyTest {
     }
 
     private RedisClient client(HostAndPort at, String name) {
-        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(8);
-        pool.setMaxWait(Duration.ofSeconds(2));
-        return RedisClient.builder()
-                .hostAndPort(at)
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .clientName(name)
-                        .timeoutMillis(TIMEOUT_MS)
-                        .build())
-                .poolConfig(pool)
-                .build();
+        return pooledClient(at, name, 8, TIMEOUT_MS, Duration.ofSeconds(2));
     }
 
     private RedisClient proxied(String name) {
@@ -103,88 +71,127 @@ class RedisLostReplyTest {
         return RedisTckSupport.admin(node);
     }
 
-    private int blockedInBlpop(String clientName) {
-        try (Jedis jedis = admin()) {
-            return RedisTckSupport.blockedClients(jedis, clientName);
-        }
-    }
-
-    @Test
-    void anAcquireWhoseReplyTimesOutDoesNotLeaveTheKeyHeld() {
-        try (RedisClient viaProxy = proxied("lost-acquire-" + run);
-                RedisClient direct = client(node, "lost-acquire-w-" + run);
+    /**
+     * A tryAcquire through the proxy, with {@code fault} striking its reply: it must fail within {@code failsWithin},
+     * and the key must be free (no owner left by the attempt) within {@code freedWithin} after that, zero meaning
+     * when the exception arrives.
+     */
+    private void ambiguousAcquireLeavesTheKeyFree(
+            String key, Runnable fault, Duration failsWithin, Duration freedWithin) {
+        try (RedisClient viaProxy = proxied(key + "-" + run);
+                RedisClient direct = client(node, key + "-d-" + run);
                 LockClient locks = locks(viaProxy, direct);
                 LockClient other = locks(direct, direct)) {
-            proxy.arm(FaultProxy.Fault.SILENCE_REPLY);
+            fault.run();
             long start = System.nanoTime();
-            assertThatThrownBy(() -> locks.lock("ambiguous").tryAcquire()).isInstanceOf(LockBackendException.class);
-            assertThat(Duration.ofNanos(System.nanoTime() - start))
-                    .as("failure within the command timeout, the clean-up not waited for")
-                    .isLessThan(Duration.ofMillis(TIMEOUT_MS + 250));
-            // Freed by the clean-up release in the background, not after the 30 s lease.
-            await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            assertThatThrownBy(() -> locks.lock(key).tryAcquire()).isInstanceOf(LockBackendException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(failsWithin);
+            Runnable noOwner = () -> {
                 try (Jedis jedis = admin()) {
-                    assertThat(jedis.hget(LockKeys.of(prefix, "ambiguous").hash(), "o"))
+                    assertThat(jedis.hget(LockKeys.of(prefix, key).hash(), "o"))
                             .as("owner left in Redis by the acquire whose reply was lost")
                             .isNull();
                 }
-            });
-            assertThat(other.lock("ambiguous").tryAcquire()).isPresent();
-        }
-    }
-
-    @Test
-    void anAcquireWhoseConnectionBreaksTwiceIsReleasedBeforeTheFailureIsReported() {
-        try (RedisClient viaProxy = proxied("broken-acquire-" + run);
-                RedisClient direct = client(node, "broken-acquire-w-" + run);
-                LockClient locks = locks(viaProxy, direct);
-                LockClient other = locks(direct, direct)) {
-            // The first attempt and its retry both run in Redis, and both lose their reply.
-            proxy.armArrayReplies(FaultProxy.Fault.CLOSE_ON_REPLY, 2);
-            assertThatThrownBy(() -> locks.lock("broken").tryAcquire()).isInstanceOf(LockBackendException.class);
-            try (Jedis jedis = admin()) {
-                assertThat(jedis.hget(LockKeys.of(prefix, "broken").hash(), "o"))
-                        .as("owner left in Redis by the acquire whose reply was lost")
-                        .isNull();
+            };
+            if (freedWithin.isZero()) {
+                noOwner.run();
+            } else {
+                await().atMost(freedWithin).untilAsserted(noOwner::run);
             }
-            assertThat(other.lock("broken").tryAcquire())
-                    .as("the key is free at once, not after the lease")
+            assertThat(other.lock(key).tryAcquire())
+                    .as("the key is free, not held until the lease ends")
                     .isPresent();
         }
     }
 
     @Test
-    void aWaiterThatFailsAfterConsumingTheWakeUpPassesItOn() throws Exception {
-        String waitName = "fails-after-wake-w-" + run;
-        String patientName = "patient-" + run;
-        try (RedisClient holderJedis = client(node, "holder-" + run);
-                RedisClient viaProxy = proxied("fails-after-wake-" + run);
-                RedisClient waitDirect = client(node, waitName);
-                RedisClient patientJedis = client(node, patientName);
-                LockClient holder = locks(holderJedis, holderJedis);
-                LockClient failing = locks(viaProxy, waitDirect);
-                LockClient patient = locks(patientJedis, patientJedis)) {
-            LockLease held = holder.lock("handoff").acquire(Duration.ofSeconds(1));
-            Future<LockLease> failed =
-                    threads.submit(() -> failing.lock("handoff").acquire(Duration.ofSeconds(30)));
-            // Redis serves the longest-blocked BLPOP first: the failing waiter must block before the patient one.
+    void anAcquireWhoseReplyTimesOutDoesNotLeaveTheKeyHeld() {
+        // Fails within the command timeout; the clean-up release runs in the background, not waited for.
+        ambiguousAcquireLeavesTheKeyFree(
+                "timed-out-acquire",
+                () -> proxy.arm(FaultProxy.Fault.SILENCE_REPLY),
+                Duration.ofMillis(TIMEOUT_MS + 250),
+                Duration.ofSeconds(3));
+    }
+
+    @Test
+    void anAcquireWhoseConnectionBreaksTwiceIsReleasedBeforeTheFailureIsReported() {
+        // The first attempt and its retry both run in Redis, and both lose their reply.
+        ambiguousAcquireLeavesTheKeyFree(
+                "broken-acquire",
+                () -> proxy.armArrayReplies(FaultProxy.Fault.CLOSE_ON_REPLY, 2),
+                Duration.ofSeconds(2),
+                Duration.ZERO);
+    }
+
+    /**
+     * A holder, then a waiter whose short commands go through the proxy (its BLPOPs do not), then a patient waiter,
+     * blocked in that order: Redis serves the longest-blocked BLPOP first, so the release's wake-up goes to the
+     * proxied waiter.
+     */
+    private final class HandOff implements AutoCloseable {
+        private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final LockLease held;
+        final AtomicReference<Thread> proxiedThread = new AtomicReference<>();
+        final Future<LockLease> proxiedWaiter;
+        final Future<Long> patientGrantedAt;
+
+        HandOff(String key) throws Exception {
+            String waitName = key + "-w-" + run;
+            String patientName = key + "-p-" + run;
+            RedisClient holderJedis = track(client(node, key + "-h-" + run));
+            RedisClient viaProxy = track(proxied(key + "-" + run));
+            RedisClient waitDirect = track(client(node, waitName));
+            RedisClient patientJedis = track(client(node, patientName));
+            LockClient holder = track(locks(holderJedis, holderJedis));
+            LockClient proxiedClient = track(locks(viaProxy, waitDirect));
+            LockClient patient = track(locks(patientJedis, patientJedis));
+            held = holder.lock(key).acquire(Duration.ofSeconds(1));
+            proxiedWaiter = threads.submit(() -> {
+                proxiedThread.set(Thread.currentThread());
+                return proxiedClient.lock(key).acquire(Duration.ofSeconds(30));
+            });
             await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(waitName) == 1);
-            Future<Long> granted = threads.submit(() -> {
-                try (LockLease lease = patient.lock("handoff").acquire(Duration.ofSeconds(30))) {
+            patientGrantedAt = threads.submit(() -> {
+                try (LockLease lease = patient.lock(key).acquire(Duration.ofSeconds(30))) {
                     return System.nanoTime();
                 }
             });
             await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(patientName) == 1);
-            // The woken waiter's next attempt never reaches Redis: it fails after consuming the wake-up.
-            proxy.arm(FaultProxy.Fault.SILENCE_REQUEST);
+        }
+
+        private <T extends AutoCloseable> T track(T resource) {
+            resources.push(resource);
+            return resource;
+        }
+
+        /** Releases the holder's lease and checks that the patient waiter gets the key soon after. */
+        void releaseAndExpectThePatientWaiterGranted(Class<? extends Throwable> proxiedWaiterFails) throws Exception {
             long releasedAt = System.nanoTime();
             held.release();
-            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> proxiedWaiter.get(10, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
-                    .hasCauseInstanceOf(LockBackendException.class);
+                    .hasCauseInstanceOf(proxiedWaiterFails);
             // Without the hand-off the patient waiter would sleep until the holder's 30 s lease had ended.
-            assertThat(Duration.ofNanos(granted.get(10, TimeUnit.SECONDS) - releasedAt))
+            assertThat(Duration.ofNanos(patientGrantedAt.get(10, TimeUnit.SECONDS) - releasedAt))
+                    .as("the patient waiter is granted soon after the release")
                     .isLessThan(Duration.ofSeconds(3));
+        }
+
+        @Override
+        public void close() throws Exception {
+            while (!resources.isEmpty()) {
+                resources.pop().close();
+            }
+        }
+    }
+
+    @Test
+    void aWaiterThatFailsAfterConsumingTheWakeUpPassesItOn() throws Exception {
+        try (HandOff scene = new HandOff("fails-after-wake")) {
+            // The woken waiter's next attempt never reaches Redis: it fails after consuming the wake-up.
+            proxy.arm(FaultProxy.Fault.SILENCE_REQUEST);
+            scene.releaseAndExpectThePatientWaiterGranted(LockBackendException.class);
         }
     }
 
@@ -221,42 +228,13 @@ class RedisLostReplyTest {
 
     @Test
     void aWaiterInterruptedAfterConsumingTheWakeUpPassesItOn() throws Exception {
-        String waitName = "interrupted-w-" + run;
-        String patientName = "patient-i-" + run;
-        try (RedisClient holderJedis = client(node, "holder-i-" + run);
-                RedisClient viaProxy = proxied("interrupted-" + run);
-                RedisClient waitDirect = client(node, waitName);
-                RedisClient patientJedis = client(node, patientName);
-                LockClient holder = locks(holderJedis, holderJedis);
-                LockClient interrupted = locks(viaProxy, waitDirect);
-                LockClient patient = locks(patientJedis, patientJedis)) {
-            LockLease held = holder.lock("interrupted").acquire(Duration.ofSeconds(1));
-            java.util.concurrent.atomic.AtomicReference<Thread> waiterThread =
-                    new java.util.concurrent.atomic.AtomicReference<>();
-            Future<LockLease> gaveUp = threads.submit(() -> {
-                waiterThread.set(Thread.currentThread());
-                return interrupted.lock("interrupted").acquire(Duration.ofSeconds(30));
-            });
-            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(waitName) == 1);
-            Future<Long> granted = threads.submit(() -> {
-                try (LockLease lease = patient.lock("interrupted").acquire(Duration.ofSeconds(30))) {
-                    return System.nanoTime();
-                }
-            });
-            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(patientName) == 1);
+        try (HandOff scene = new HandOff("interrupted")) {
             // The cancel signal that would unblock the interrupted waiter's BLPOP is held back, so the wake-up of
-            // the release below reaches it first: it consumes the wake-up after its interrupt.
+            // the release reaches it first: it consumes the wake-up after its interrupt.
             proxy.arm(FaultProxy.Fault.SILENCE_REQUEST);
-            waiterThread.get().interrupt();
+            scene.proxiedThread.get().interrupt();
             proxy.awaitHit();
-            long releasedAt = System.nanoTime();
-            held.release();
-            assertThatThrownBy(() -> gaveUp.get(10, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class)
-                    .hasCauseInstanceOf(InterruptedException.class);
-            assertThat(Duration.ofNanos(granted.get(10, TimeUnit.SECONDS) - releasedAt))
-                    .as("the patient waiter is granted after the release, not after the holder's 30 s lease")
-                    .isLessThan(Duration.ofSeconds(3));
+            scene.releaseAndExpectThePatientWaiterGranted(InterruptedException.class);
         }
     }
 }

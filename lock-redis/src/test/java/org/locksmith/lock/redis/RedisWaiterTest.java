@@ -10,19 +10,12 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
-import org.locksmith.lock.spi.LockUrl;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
@@ -32,46 +25,11 @@ import redis.clients.jedis.RedisClient;
  * a waiter's {@code BLPOP} never outlives its deadline by more than the command timeout, even on a dead server.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RedisWaiterTest {
-    private static TestRedis redis;
-    private static HostAndPort node;
-    private final String run = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    private final String prefix = "locksmith-test:" + run + ":";
+class RedisWaiterTest extends EnvironmentRedisTest {
 
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.discover();
-        LockUrl.HostAndPort h = LockUrl.parse(redis.url()).hosts().get(0);
-        node = new HostAndPort(h.host(), h.port(6379));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+    /** A waiting pool (maxWait 500 ms), so that a starved pool fails the renewal (and the test) instead of hanging. */
     private static RedisClient pooledClient(HostAndPort at, String name, int poolSize, int timeoutMillis) {
-        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(poolSize);
-        pool.setMaxIdle(poolSize);
-        // Bounded, so a starved pool fails the renewal (and this test) instead of hanging it.
-        pool.setMaxWait(Duration.ofMillis(500));
-        return RedisClient.builder()
-                .hostAndPort(at)
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .clientName(name)
-                        .timeoutMillis(timeoutMillis)
-                        .build())
-                .poolConfig(pool)
-                .build();
-    }
-
-    private int blockedInBlpop(String clientName) {
-        try (Jedis jedis = RedisTckSupport.admin(node)) {
-            return RedisTckSupport.blockedClients(jedis, clientName);
-        }
+        return pooledClient(at, name, poolSize, timeoutMillis, Duration.ofMillis(500));
     }
 
     @Test
