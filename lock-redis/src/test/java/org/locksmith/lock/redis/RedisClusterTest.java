@@ -1,6 +1,7 @@
 package org.locksmith.lock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.redis.internal.LockKeys;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -158,6 +160,51 @@ class RedisClusterTest {
             }
             assertThat(onHealthy.isValid()).isFalse();
             assertThat(onDown.key()).isEqualTo(down);
+        }
+    }
+
+    @Test
+    void aWaiterFollowsItsSlotToAnotherNode() throws Exception {
+        String prefix = "moved:";
+        try (LockClient holder = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix);
+                LockClient waiting = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix)) {
+            String key = keyOnNode(prefix, 0);
+            org.locksmith.lock.redis.internal.LockKeys keys =
+                    org.locksmith.lock.redis.internal.LockKeys.of(prefix, key);
+            LockLease held = holder.lock(key).acquire(Duration.ofSeconds(1));
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+            java.util.concurrent.Future<Long> granted = pool.submit(() -> {
+                try (LockLease lease = waiting.lock(key).acquire(Duration.ofSeconds(30))) {
+                    return lease.fencingToken();
+                }
+            });
+            HostAndPort from = cluster.nodeList().get(0);
+            HostAndPort to = cluster.nodeList().get(1);
+            try (Jedis source = RedisTckSupport.admin(from);
+                    Jedis target = RedisTckSupport.admin(to)) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> RedisTckSupport.blockedClients(source, null) == 1);
+                // Move the lock's slot from master 0 to master 1, keys and all, as redis-cli --cluster reshard does.
+                int slot = keys.slot();
+                String sourceId = source.clusterMyId();
+                String targetId = target.clusterMyId();
+                target.clusterSetSlotImporting(slot, sourceId);
+                source.clusterSetSlotMigrating(slot, targetId);
+                for (String k : source.clusterGetKeysInSlot(slot, 100)) {
+                    source.migrate(to.getHost(), to.getPort(), k, 0, 5_000);
+                }
+                for (HostAndPort n : cluster.nodeList()) {
+                    try (Jedis j = RedisTckSupport.admin(n)) {
+                        j.clusterSetSlotNode(slot, targetId);
+                    }
+                }
+                // The waiter's BLPOP on master 0 is redirected; it must block again on master 1, not fail.
+                await().atMost(Duration.ofSeconds(5)).until(() -> RedisTckSupport.blockedClients(target, null) == 1);
+                held.release();
+                assertThat(granted.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .isGreaterThan(held.fencingToken());
+            } finally {
+                pool.shutdownNow();
+            }
         }
     }
 }

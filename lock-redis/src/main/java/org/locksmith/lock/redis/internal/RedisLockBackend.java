@@ -27,6 +27,7 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
@@ -552,6 +553,17 @@ public final class RedisLockBackend implements LockBackend {
                 String popped;
                 try {
                     popped = waitConnections.blpop(keys, cancelKey, TimeUnit.NANOSECONDS.toMillis(left));
+                } catch (JedisRedirectionException e) {
+                    // The slot moved (resharding, failover): the BLPOP went, on a raw connection, to the old node.
+                    // A keyed command through the client follows the redirect and refreshes its slot map; then the
+                    // waiter looks at the lock again and blocks on the new node.
+                    state.compareAndSet(BLOCKING, IDLE);
+                    try {
+                        waits.exists(keys.wake());
+                    } catch (JedisException refresh) {
+                        throw failure("failed while waiting", refresh);
+                    }
+                    return false;
                 } catch (JedisException e) {
                     state.compareAndSet(BLOCKING, IDLE);
                     if (closedByServer(e)) {
