@@ -51,10 +51,9 @@ public final class RedisLockBackend implements LockBackend {
             LockFeature.LOSS_DETECTION));
     /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
     private static final int RENEW_BATCH = 500;
-    /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
     /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
     private static final int CANCEL_THREADS = 4;
-
+    /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
     private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final UnifiedJedis commands;
