@@ -24,8 +24,12 @@ import redis.clients.jedis.UnifiedJedis;
  * (unless {@link Builder#closeClients} says so).
  *
  * <p>A waiter blocks one connection in {@code BLPOP} for as long as it waits. With one client, waiters and short
- * commands share its pool, so size that pool for {@link Builder#maxBlockingWaiters} plus the connections your
- * application needs; better, give waiters their own client with {@link Builder#waitClient}.
+ * commands share its pool, so at most half of that pool (and at most {@link Builder#maxBlockingWaiters}) blocks at
+ * once, whatever the number of waiting threads: releases, renewals and the application keep the other half; the
+ * other waiters queue locally. Better, give waiters their own client with {@link Builder#waitClient}, which they may
+ * fill up to its pool size. Waits need a client that exposes its pool ({@code RedisClient}, {@code
+ * RedisClusterClient} or {@code JedisCluster}), because each {@code BLPOP} gets a socket timeout of its own so that a
+ * dead server fails a waiter by its deadline plus the connection's command timeout.
  */
 public final class RedisLocks {
     private RedisLocks() {}
@@ -74,7 +78,8 @@ public final class RedisLocks {
 
         /**
          * How many threads may block in {@code BLPOP} at once (default 16); more waiters queue locally and are
-         * admitted as others finish. Keep it below the waiting client's pool size.
+         * admitted as others finish. Capped at the wait client's pool size, or at half the pool when waits share the
+         * main client.
          */
         public Builder maxBlockingWaiters(int maxBlockingWaiters) {
             this.maxBlockingWaiters = maxBlockingWaiters;
@@ -108,7 +113,9 @@ public final class RedisLocks {
         /**
          * Builds a lock client on {@code jedis}, checking that the server answers.
          *
-         * @throws IllegalArgumentException if a setting is out of range
+         * @throws IllegalArgumentException if a setting is out of range, if the client that waits (the {@link
+         *     #waitClient}, else {@code jedis}) is not a {@code RedisClient}, {@code RedisClusterClient} or {@code
+         *     JedisCluster}, or if waits share a pool of a single connection with the short commands
          * @throws org.locksmith.lock.LockBackendException if the server does not answer
          */
         public LockClient build(UnifiedJedis jedis) {

@@ -81,6 +81,11 @@ final class PrivateRedisCluster implements AutoCloseable {
         return List.copyOf(hostAndPorts());
     }
 
+    /** The {@code i}th master; node {@code i} owns the {@code i}th third of the slots. */
+    PrivateRedis node(int i) {
+        return nodes.get(i);
+    }
+
     /** A cluster URL: every node as a seed. */
     String url() {
         return "redis://" + nodes.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","))

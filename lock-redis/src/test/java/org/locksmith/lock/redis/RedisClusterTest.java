@@ -1,6 +1,7 @@
 package org.locksmith.lock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.redis.internal.LockKeys;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -112,6 +114,97 @@ class RedisClusterTest {
             pool.shutdownNow();
             assertThat(total).isEqualTo(100);
             assertThat(violations.get()).isZero();
+        }
+    }
+
+    /** A key of this run whose slot is on master {@code node} (each master owns a third of the slots). */
+    private static String keyOnNode(String prefix, int node) {
+        int perNode = 16384 / 3;
+        for (int i = 0; ; i++) {
+            String key = "on-" + node + "-" + i;
+            int slot =
+                    org.locksmith.lock.redis.internal.LockKeys.of(prefix, key).slot();
+            if (slot / perNode == node && slot < 3 * perNode) {
+                return key;
+            }
+        }
+    }
+
+    @Test
+    void aLeaseLostOnAHealthyNodeIsReportedWhileAnotherNodeIsDown() throws Exception {
+        String prefix = "renew-fail:";
+        // Renewal every 2 s; a lost lease noticed only by its local expiry would take up to 6 s.
+        try (LockClient locks =
+                Locks.open(cluster.url() + "&leaseMs=6000&timeoutMs=200&connectTimeoutMs=200&prefix=" + prefix)) {
+            String down = keyOnNode(prefix, 0);
+            String healthy = keyOnNode(prefix, 1);
+            LockLease onDown = locks.lock(down).tryAcquire().orElseThrow();
+            LockLease onHealthy = locks.lock(healthy).tryAcquire().orElseThrow();
+            java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
+            onHealthy.onLost(e -> lost.countDown());
+            cluster.node(0).pause();
+            try {
+                long deletedAt = System.nanoTime();
+                try (Jedis jedis = RedisTckSupport.admin(cluster.nodeList().get(1))) {
+                    assertThat(jedis.del(org.locksmith.lock.redis.internal.LockKeys.of(prefix, healthy)
+                                    .hash()))
+                            .isEqualTo(1);
+                }
+                assertThat(lost.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - deletedAt))
+                        .as("loss on node 1 reported by the renewal, although node 0 failed in the same round")
+                        .isLessThan(Duration.ofMillis(3_500));
+            } finally {
+                cluster.node(0).resume();
+            }
+            assertThat(onHealthy.isValid()).isFalse();
+            assertThat(onDown.key()).isEqualTo(down);
+        }
+    }
+
+    @Test
+    void aWaiterFollowsItsSlotToAnotherNode() throws Exception {
+        String prefix = "moved:";
+        try (LockClient holder = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix);
+                LockClient waiting = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix)) {
+            String key = keyOnNode(prefix, 0);
+            org.locksmith.lock.redis.internal.LockKeys keys =
+                    org.locksmith.lock.redis.internal.LockKeys.of(prefix, key);
+            LockLease held = holder.lock(key).acquire(Duration.ofSeconds(1));
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+            java.util.concurrent.Future<Long> granted = pool.submit(() -> {
+                try (LockLease lease = waiting.lock(key).acquire(Duration.ofSeconds(30))) {
+                    return lease.fencingToken();
+                }
+            });
+            HostAndPort from = cluster.nodeList().get(0);
+            HostAndPort to = cluster.nodeList().get(1);
+            try (Jedis source = RedisTckSupport.admin(from);
+                    Jedis target = RedisTckSupport.admin(to)) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> RedisTckSupport.blockedClients(source, null) == 1);
+                // Move the lock's slot from master 0 to master 1, keys and all, as redis-cli --cluster reshard does.
+                int slot = keys.slot();
+                String sourceId = source.clusterMyId();
+                String targetId = target.clusterMyId();
+                target.clusterSetSlotImporting(slot, sourceId);
+                source.clusterSetSlotMigrating(slot, targetId);
+                for (String k : source.clusterGetKeysInSlot(slot, 100)) {
+                    source.migrate(to.getHost(), to.getPort(), k, 0, 5_000);
+                }
+                for (HostAndPort n : cluster.nodeList()) {
+                    try (Jedis j = RedisTckSupport.admin(n)) {
+                        j.clusterSetSlotNode(slot, targetId);
+                    }
+                }
+                // The waiter's BLPOP on master 0 is redirected; it must block again on master 1, not fail.
+                await().atMost(Duration.ofSeconds(5)).until(() -> RedisTckSupport.blockedClients(target, null) == 1);
+                held.release();
+                assertThat(granted.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .isGreaterThan(held.fencingToken());
+            } finally {
+                pool.shutdownNow();
+            }
         }
     }
 }

@@ -145,6 +145,131 @@ class RedisPrivateServerTest {
         }
     }
 
+    @Test
+    void scriptsFlushedBetweenCallsAreReloadedByOneEvalEach() {
+        try (LockClient locks = open("leaseMs=30000")) {
+            locks.lock("noscript-warm").tryAcquire().orElseThrow().release();
+            openStats();
+            stats.scriptFlush();
+            Map<String, Long> before = scriptCalls();
+            LockLease lease = locks.lock("noscript").tryAcquire().orElseThrow();
+            Map<String, Long> afterAcquire = scriptCalls();
+            lease.release();
+            Map<String, Long> afterRelease = scriptCalls();
+            locks.lock("noscript").tryAcquire().orElseThrow().release();
+            Map<String, Long> afterNext = scriptCalls();
+
+            // NOSCRIPT, then EVAL, which caches the script again: one extra round trip per script, once.
+            assertThat(delta(before, afterAcquire)).isEqualTo(Map.of("evalsha", 1L, "eval", 1L));
+            assertThat(delta(afterAcquire, afterRelease)).isEqualTo(Map.of("evalsha", 1L, "eval", 1L));
+            assertThat(delta(afterRelease, afterNext)).isEqualTo(Map.of("evalsha", 2L));
+            assertThat(lease.fencingToken()).isPositive();
+        }
+    }
+
+    @Test
+    void oneReleaseWakesExactlyOneOfSeveralWaiters() throws Exception {
+        int waiters = 3;
+        try (LockClient holder = open("leaseMs=30000");
+                LockClient others = open("leaseMs=30000&clientName=wake-one")) {
+            LockLease held = holder.lock("wake-one").acquire(Duration.ofSeconds(1));
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(waiters);
+            java.util.concurrent.CountDownLatch granted = new java.util.concurrent.CountDownLatch(waiters);
+            java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < waiters; i++) {
+                pool.submit(() -> {
+                    try (LockLease lease = others.lock("wake-one").acquire(Duration.ofSeconds(30))) {
+                        granted.countDown();
+                        end.await();
+                    }
+                    return null;
+                });
+            }
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> blockedIn("wake-one") == waiters);
+                openStats();
+                Map<String, Long> before = scriptCalls();
+                held.release();
+                await().atMost(Duration.ofSeconds(5)).until(() -> granted.getCount() == waiters - 1);
+                // The others never woke: still blocked, and no script call but the release and the one grant.
+                await().during(Duration.ofMillis(500))
+                        .atMost(Duration.ofSeconds(2))
+                        .untilAsserted(() -> {
+                            assertThat(blockedIn("wake-one")).isEqualTo(waiters - 1);
+                            // (The test's own CLIENT LIST calls are in the delta too.)
+                            assertThat(delta(before, scriptCalls()))
+                                    .containsEntry("evalsha", 2L)
+                                    .doesNotContainKey("eval");
+                        });
+                assertThat(granted.getCount()).isEqualTo(waiters - 1);
+            } finally {
+                end.countDown();
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private static int blockedIn(String clientName) {
+        try (Jedis jedis = redis.jedis()) {
+            return RedisTckSupport.blockedClients(jedis, clientName);
+        }
+    }
+
+    @Test
+    void aRefusedTryCostsOneScriptCall() {
+        try (LockClient holder = open("leaseMs=30000");
+                LockClient other = open("leaseMs=30000")) {
+            LockLease held = holder.lock("refused").tryAcquire().orElseThrow();
+            other.lock("refused-warm").tryAcquire().orElseThrow().release();
+            openStats();
+            Map<String, Long> before = scriptCalls();
+            assertThat(other.lock("refused").tryAcquire()).isEmpty();
+            assertThat(delta(before, scriptCalls())).isEqualTo(Map.of("evalsha", 1L));
+            held.release();
+        }
+    }
+
+    @Test
+    void fencingTokensRiseAfterTheHashWasDeletedOrExpired() throws Exception {
+        String hash = org.locksmith.lock.redis.internal.LockKeys.of("private:", "fence-edge")
+                .hash();
+        // One client per grant: a second grant on the same client and thread would be a re-entry.
+        try (LockClient a = open("leaseMs=30000");
+                LockClient b = open("leaseMs=30000");
+                LockClient c = open("leaseMs=30000");
+                LockClient d = open("leaseMs=30000");
+                LockClient e = open("leaseMs=30000");
+                Jedis jedis = redis.jedis()) {
+            LockLease first = a.lock("fence-edge").tryAcquire().orElseThrow();
+            // Deleted behind the holder's back: the next owner's token is higher all the same.
+            jedis.del(hash);
+            LockLease second = b.lock("fence-edge").tryAcquire().orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            // Expired (a crashed holder): the same.
+            jedis.pexpire(hash, 1);
+            await().atMost(Duration.ofSeconds(2)).until(() -> !jedis.exists(hash));
+            LockLease third = c.lock("fence-edge").tryAcquire().orElseThrow();
+            assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
+            // A token ahead of the server clock (many grants within one microsecond, here forced): the released
+            // hash is kept until the clock has passed it, so even after it vanishes the next token is higher.
+            long now = Long.parseLong(jedis.time().get(0)) * 1_000_000
+                    + Long.parseLong(jedis.time().get(1));
+            long ahead = now + 1_500_000;
+            jedis.hset(hash, "f", Long.toString(ahead));
+            third.release();
+            assertThat(jedis.pttl(hash)).isGreaterThan(1_000);
+            LockLease fourth = d.lock("fence-edge").tryAcquire().orElseThrow();
+            assertThat(fourth.fencingToken()).isEqualTo(ahead + 1);
+            fourth.release();
+            await().atMost(Duration.ofSeconds(15)).until(() -> !jedis.exists(hash));
+            try (LockLease fifth = e.lock("fence-edge").tryAcquire().orElseThrow()) {
+                assertThat(fifth.fencingToken()).isGreaterThan(fourth.fencingToken());
+            }
+            assertThatThrownBy(first::release).isInstanceOf(LockLostException.class);
+            assertThatThrownBy(second::release).isInstanceOf(LockLostException.class);
+        }
+    }
+
     /**
      * Commands that the lock scripts run inside Redis: commandstats counts them too, but they are no round trips.
      * Everything else in a delta was sent by a client.

@@ -108,6 +108,21 @@ abstract class RedisTckSupport extends LockTck {
         return count;
     }
 
+    /**
+     * How many connections named {@code clientName} (any, if null) are blocked in a command right now: CLIENT LIST
+     * flag {@code b}. Not {@code cmd=blpop}, which stays on an idle connection whose last command was one.
+     */
+    static int blockedClients(Jedis jedis, String clientName) {
+        int n = 0;
+        for (String line : jedis.clientList().split("\n")) {
+            if ((clientName == null || line.contains(" name=" + clientName + " "))
+                    && line.matches(".* flags=[A-Za-z]*b[A-Za-z]* .*")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     static Jedis admin(HostAndPort node) {
         return new Jedis(
                 node,

@@ -12,14 +12,15 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * The Lua scripts that decide, inside Redis, who holds a lock. Each runs atomically, so the owner check and the
  * change it guards can never be separated by another client's command.
  *
- * <p>The lock hash has the fields {@code o} (owner id), {@code f} (fencing token of the current or last grant) and
- * {@code w} (set when someone waited during this grant, so that the release wakes one waiter).
+ * <p>The lock hash has the fields {@code o} (owner id), {@code f} (fencing token of the current or last grant),
+ * {@code w} (set when someone waited during this grant, so that the release wakes one waiter) and {@code r} (the
+ * owner of the last release, kept briefly after it so that a repeated release is recognized).
  *
  * <p>Fencing tokens: {@code max(last + 1, server TIME in microseconds)}. While the hash exists, {@code last + 1}
  * keeps them strictly rising; when it is gone (expired, deleted, or a restart without persistence lost it), the
  * server clock has moved on by at least the time it took to lose it, and every earlier token was at most the clock
  * of its grant. The one case where a token runs ahead of the clock (more than one grant of a key within one
- * microsecond) is closed by the release script: it keeps the token-only hash alive until the clock has passed it.
+ * microsecond) is closed by the release script: it keeps the released hash alive until the clock has passed it.
  * So tokens rise across restarts with no permanent key, as long as the server clock does not step backwards
  * (a failover to a node whose clock lags would break that; see the README).
  *
@@ -62,19 +63,26 @@ public final class LockScripts {
     /**
      * KEYS[1] hash, KEYS[2] wake list; ARGV[1] owner, ARGV[2] wake-list TTL ms. Returns 1 if released, 0 if the
      * owner no longer held it. Pushes one wake-up (at most one pending) if someone waited during this grant.
+     *
+     * <p>Idempotent: a release whose reply was lost is sent again, and must not then report the lease lost. So the
+     * hash is not deleted but kept for ARGV[2] ms (longer while the token is ahead of the clock) with the field
+     * {@code r} = the owner that released it last; a repeated release by that owner returns 1 again, even after
+     * another owner took the key meanwhile. Owner ids are unique per grant, so nobody else can match it.
      */
     static final String RELEASE = EFFECTS + """
-            local h = redis.call('HMGET', KEYS[1], 'o', 'f', 'w')
-            if h[1] ~= ARGV[1] then return 0 end
+            local h = redis.call('HMGET', KEYS[1], 'o', 'f', 'w', 'r')
+            if h[1] ~= ARGV[1] then
+              if h[4] == ARGV[1] then return 1 end
+              return 0
+            end
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local f = tonumber(h[2]) or 0
-            if f >= now then
-              redis.call('HDEL', KEYS[1], 'o', 'w')
-              redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.floor((f - now) / 1000) + 2))
-            else
-              redis.call('DEL', KEYS[1])
-            end
+            local keep = tonumber(ARGV[2])
+            if f >= now then keep = math.max(keep, math.floor((f - now) / 1000) + 2) end
+            redis.call('HDEL', KEYS[1], 'o', 'w')
+            redis.call('HSET', KEYS[1], 'r', ARGV[1])
+            redis.call('PEXPIRE', KEYS[1], string.format('%.0f', keep))
             if h[3] then
               if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
               redis.call('PEXPIRE', KEYS[2], ARGV[2])

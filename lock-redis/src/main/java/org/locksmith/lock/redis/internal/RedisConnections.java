@@ -100,17 +100,13 @@ public final class RedisConnections {
         url.user().ifPresent(base::user);
         url.password().ifPresent(base::password);
         JedisClientConfig commandConfig = base.build();
-        // A BLPOP lasts at most one lease (see RedisLockBackend.acquire); the socket may wait that long plus timeout.
-        JedisClientConfig waitConfig = DefaultJedisClientConfig.builder()
-                .from(commandConfig)
-                .blockingSocketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, lease.toMillis() + timeout))
-                .build();
 
         List<AutoCloseable> owned = new ArrayList<>(2);
         try {
             UnifiedJedis commands = client(cluster, hosts, commandConfig, pool(poolSize, timeout), timeout);
             owned.add(commands);
-            UnifiedJedis waits = client(cluster, hosts, waitConfig, pool(waitPoolSize, timeout), timeout);
+            // Same configuration as the command client: each BLPOP sets its own socket timeout (see WaitConnections).
+            UnifiedJedis waits = client(cluster, hosts, commandConfig, pool(waitPoolSize, timeout), timeout);
             owned.add(waits);
             RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
             backend.verify();

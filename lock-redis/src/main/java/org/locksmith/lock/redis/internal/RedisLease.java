@@ -8,6 +8,7 @@ final class RedisLease implements BackendLease {
     final LockKeys keys;
     final String owner;
     private final RedisLockBackend backend;
+    private final AcquireRequest request;
     private final long token;
     private final long confirmedAtNanos;
 
@@ -15,6 +16,7 @@ final class RedisLease implements BackendLease {
         this.backend = backend;
         this.keys = keys;
         this.owner = request.ownerId();
+        this.request = request;
         this.token = token;
         this.confirmedAtNanos = confirmedAtNanos;
     }
@@ -37,6 +39,11 @@ final class RedisLease implements BackendLease {
     @Override
     public boolean release() {
         return backend.release(this);
+    }
+
+    /** Tells the core this lease is lost, outside a renewal's return value. */
+    void reportLost(String why) {
+        request.reportLost("Lease of key '" + keys.userKey() + "' is " + why, null);
     }
 
     @Override

@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +20,6 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
@@ -28,15 +27,17 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
  * in {@code BLPOP} on a per-key wake-up list that a contended release pushes one element to.
  *
- * <p>Two clients, two pools: {@code commands} serves every short command (acquire, release, renew, cancel
- * signals) and {@code waits} serves only the blocking {@code BLPOP}s, so waiters can never take the connections
- * that releases and renewals need. A local semaphore admits at most {@link RedisSettings#maxBlockingWaiters()}
- * threads into {@code BLPOP}; the others queue locally and re-try at the holder's lease end or when admitted.
+ * <p>{@code commands} serves every short command (acquire, release, renew, cancel signals) and {@code waits} the
+ * blocking {@code BLPOP}s (see {@link WaitConnections}). They may be one client: then a local semaphore admits at most
+ * half of its pool into {@code BLPOP} (see {@link #blockingPermits}), so waiters never take the connections that
+ * releases and renewals need; with two clients, up to the wait client's pool size. The others queue locally and
+ * re-try at the holder's lease end or when admitted.
  */
 public final class RedisLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.redis");
@@ -50,20 +51,23 @@ public final class RedisLockBackend implements LockBackend {
             LockFeature.LOSS_DETECTION));
     /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
     private static final int RENEW_BATCH = 500;
+    /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
+    private static final int CANCEL_THREADS = 4;
     /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
     private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final UnifiedJedis commands;
     private final UnifiedJedis waits;
+    private final WaitConnections waitConnections;
     private final List<AutoCloseable> owned;
     private final boolean cluster;
     private final RedisSettings settings;
     private final String leaseMillis;
     private final String wakeTtlMillis;
+    private final int blockingLimit;
     private final Semaphore blockingPermits;
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
-    private final ExecutorService canceller;
-    private final CommandObjects commandObjects = new CommandObjects(redis.clients.jedis.RedisProtocol.RESP2);
+    private final ThreadPoolExecutor canceller;
 
     /**
      * @param commands the client for short commands
@@ -80,22 +84,60 @@ public final class RedisLockBackend implements LockBackend {
         this.settings = settings;
         this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
         this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
-        this.blockingPermits = new Semaphore(settings.maxBlockingWaiters());
+        this.waitConnections = new WaitConnections(waits);
+        this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
+        this.blockingPermits = new Semaphore(blockingLimit);
+        this.canceller = cancelSignalSender(blockingLimit);
+    }
+
+    /**
+     * The threads that send cancel signals. Not the core's scheduler, which calls the cancel actions: a slow Redis
+     * must not delay its renewals and other cancellations, so a cancel action only queues its signal here and never
+     * runs it itself. At most one signal per blocked waiter is pending, so {@code blockingLimit} bounds the queue;
+     * beyond it {@link java.util.concurrent.RejectedExecutionException} is thrown, and the cancel action reports it.
+     */
+    static ThreadPoolExecutor cancelSignalSender(int blockingLimit) {
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory factory = r -> {
             Thread t = new Thread(r, "locksmith-redis-cancel-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         };
-        // Cancel signals are sent from here, not from the core's scheduler: a slow Redis must not delay renewals.
-        this.canceller = new ThreadPoolExecutor(
-                0,
-                Math.max(2, settings.maxBlockingWaiters()),
+        int size = Math.min(CANCEL_THREADS, blockingLimit);
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                size,
+                size,
                 5,
                 TimeUnit.SECONDS,
-                new SynchronousQueue<>(),
+                new LinkedBlockingQueue<>(blockingLimit),
                 factory,
-                new ThreadPoolExecutor.CallerRunsPolicy());
+                new ThreadPoolExecutor.AbortPolicy());
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    /**
+     * How many threads may block in {@code BLPOP} at once. Each holds a connection of the wait client's pool for as
+     * long as it blocks, so with one client shared by waits and short commands at most half of its pool may block:
+     * releases, renewals, cancel signals and the application's own commands keep the other half, however many threads
+     * wait. A separate wait client may be filled up to its pool size.
+     */
+    static int blockingPermits(UnifiedJedis commands, UnifiedJedis waits, int maxBlockingWaiters) {
+        int capacity = WaitConnections.poolCapacity(waits);
+        if (waits != commands) {
+            return Math.min(maxBlockingWaiters, capacity);
+        }
+        if (capacity < 2) {
+            throw new IllegalArgumentException("A Redis client whose pool has " + capacity + " connection cannot be"
+                    + " shared by lock waiters (each blocks one connection in BLPOP) and releases/renewals; give it a"
+                    + " larger pool or pass a separate waitClient");
+        }
+        return Math.min(maxBlockingWaiters, capacity / 2);
+    }
+
+    /** How many threads may block in {@code BLPOP} at once (see {@link #blockingPermits}), for tests and tools. */
+    public int maxBlockingWaiters() {
+        return blockingLimit;
     }
 
     /** Checks that the store answers (and, on standalone servers, loads the scripts) so a bad URL fails at open. */
@@ -153,14 +195,16 @@ public final class RedisLockBackend implements LockBackend {
         Waiter waiter = null;
         // A tryAcquire never waits, so it must not make the holder's release push a wake-up nobody takes.
         boolean willWait = !request.isTry() && request.remainingNanos() > 0;
+        // True from a consumed wake-up until the next attempt has run: a grant marks the new grant contended and a
+        // refusal marks the holder's, so after it the next release wakes someone. A waiter that leaves in between
+        // (exception, interrupt, deadline, close) must pass the wake-up on, or the next waiter sleeps until its
+        // timeout although the key is free.
+        boolean holdsWakeUp = false;
         try {
             while (true) {
                 long sentAt = System.nanoTime();
-                List<?> reply = (List<?>) script(
-                        LockScripts.ACQUIRE,
-                        LockScripts.ACQUIRE_SHA,
-                        List.of(keys.hash()),
-                        List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waiter == null ? "0" : "1"));
+                List<?> reply = attempt(keys, request, willWait, waiter != null);
+                holdsWakeUp = false;
                 long value = asLong(reply.get(1));
                 if (asLong(reply.get(0)) == 1) {
                     return new RedisLease(this, keys, request, value, sentAt);
@@ -173,36 +217,101 @@ public final class RedisLockBackend implements LockBackend {
                     waiter = new Waiter(keys, request);
                     request.onCancel(waiter::cancel);
                 }
-                // Never sleep past the holder's lease: a crashed holder frees the key at its expiry, unannounced.
-                long pttlNanos = value > 0
-                        ? TimeUnit.MILLISECONDS.toNanos(value + 1)
-                        : settings.leaseTime().toNanos();
-                boolean woken = waiter.await(Math.min(remaining, pttlNanos));
+                holdsWakeUp = waiter.await(Math.min(remaining, waitCapNanos(value, settings.leaseTime())));
                 if (request.isCancelled()) {
-                    if (woken) {
-                        // This wake-up was meant for a waiter that gives up now: hand it to the next one.
-                        waiter.passWakeUp();
-                    }
                     return null;
                 }
             }
         } finally {
+            if (holdsWakeUp) {
+                waiter.passWakeUp();
+            }
             if (waiter != null) {
                 waiter.cleanUp();
             }
         }
     }
 
+    /**
+     * The longest a waiter may block, given what the refused acquire reported about the holder's lease: never past
+     * its end (a crashed holder frees the key at expiry, unannounced), and at most one lease when the key has none.
+     *
+     * @param holderPttl the holder's {@code PTTL} as the acquire script saw it: {@code >= 0} a live lease (0 too: it
+     *     ends within the current millisecond, and must not be taken for "no lease"), {@code -1} a key without expiry
+     */
+    static long waitCapNanos(long holderPttl, Duration lease) {
+        return holderPttl >= 0 ? TimeUnit.MILLISECONDS.toNanos(holderPttl + 1) : lease.toNanos();
+    }
+
+    /**
+     * One acquire script call. When it fails, only the reply may have been lost: Redis may have granted the lock to
+     * this owner (unique to this attempt), which nobody would release before its lease ends. So unless the command
+     * surely never left (no connection), the owner is released, owner-checked (harmless if nothing was granted).
+     * When the server closed the connection it is alive, and the release runs before the failure is reported; when
+     * it did not answer in time, a release now would as likely time out and double the failure's latency, so it is
+     * sent once from a background thread instead.
+     */
+    private List<?> attempt(LockKeys keys, AcquireRequest request, boolean willWait, boolean waited) {
+        try {
+            return (List<?>) script(
+                    LockScripts.ACQUIRE,
+                    LockScripts.ACQUIRE_SHA,
+                    List.of(keys.hash()),
+                    List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waited ? "1" : "0"));
+        } catch (LockBackendException e) {
+            if (neverSent(e)) {
+                throw e;
+            }
+            String owner = request.ownerId();
+            if (closedByServer(e)) {
+                try {
+                    releaseOwner(keys, owner);
+                } catch (JedisException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            } else {
+                try {
+                    canceller.execute(() -> {
+                        try {
+                            releaseOwner(keys, owner);
+                        } catch (RuntimeException cleanup) {
+                            LOG.log(
+                                    System.Logger.Level.WARNING,
+                                    "Could not release key '" + keys.userKey() + "' after an acquire whose reply was"
+                                            + " lost; if it was granted it frees at its lease end: " + cleanup);
+                        }
+                    });
+                } catch (RejectedExecutionException full) {
+                    e.addSuppressed(full);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Whether a failure happened before a command could reach the server (no connection to send it on). */
+    private static boolean neverSent(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.util.NoSuchElementException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public List<BackendLease> renew(List<BackendLease> leases) {
-        // One script call per slot (per batch): on a standalone server all leases share "slot" -1.
+        // One script call per slot (and batch), unless the client is known to talk to one server: a script may
+        // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
+        boolean oneServer = commands instanceof RedisClient;
         Map<Integer, List<RedisLease>> bySlot = new LinkedHashMap<>();
         for (BackendLease lease : leases) {
             RedisLease l = (RedisLease) lease;
-            bySlot.computeIfAbsent(cluster ? l.keys.slot() : -1, s -> new ArrayList<>())
+            bySlot.computeIfAbsent(oneServer ? -1 : l.keys.slot(), s -> new ArrayList<>())
                     .add(l);
         }
         List<BackendLease> lost = new ArrayList<>();
+        LockBackendException failed = null;
         for (Map.Entry<Integer, List<RedisLease>> group : bySlot.entrySet()) {
             List<RedisLease> all = group.getValue();
             for (int from = 0; from < all.size(); from += RENEW_BATCH) {
@@ -214,11 +323,28 @@ public final class RedisLockBackend implements LockBackend {
                     keys.add(l.keys.hash());
                     args.add(l.owner);
                 }
-                List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
-                for (Object index : missing) {
-                    lost.add(batch.get((int) asLong(index) - 1));
+                try {
+                    List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                    for (Object index : missing) {
+                        lost.add(batch.get((int) asLong(index) - 1));
+                    }
+                } catch (LockBackendException e) {
+                    // One unreachable node must not stop the renewal of the leases on the others.
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
                 }
             }
+        }
+        if (failed != null) {
+            // The core confirms no lease of a renewal that throws (the SPI has no "unknown" outcome per lease), so
+            // the losses found on the healthy nodes are reported directly, now rather than at their lease's end.
+            for (BackendLease l : lost) {
+                ((RedisLease) l).reportLost("no longer held in Redis (renewal refused)");
+            }
+            throw failed;
         }
         return lost;
     }
@@ -241,10 +367,19 @@ public final class RedisLockBackend implements LockBackend {
         return asLong(reply) == 1;
     }
 
+    private void releaseOwner(LockKeys keys, String owner) {
+        LockScripts.run(
+                commands,
+                LockScripts.RELEASE,
+                LockScripts.RELEASE_SHA,
+                List.of(keys.hash(), keys.wake()),
+                List.of(owner, wakeTtlMillis));
+    }
+
     /**
      * Runs a script on the command pool. A connection the server closed (CLIENT KILL, restart) fails at its next
-     * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, release of a
-     * lease already released says "not held", which the core reports as lost), so the call is retried once on a
+     * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, a release
+     * recognizes its own earlier release by the record it leaves, see {@link LockScripts#RELEASE}), so the call is retried once on a
      * fresh connection after the pool's idle, equally dead, connections are dropped.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
@@ -388,9 +523,10 @@ public final class RedisLockBackend implements LockBackend {
                 if (overflowLogged.compareAndSet(false, true)) {
                     LOG.log(
                             System.Logger.Level.WARNING,
-                            "More threads wait for Redis locks than the wait pool has connections ("
-                                    + settings.maxBlockingWaiters()
-                                    + "); the others queue locally and are woken later. Raise waitPoolSize.");
+                            "More threads wait for Redis locks than may block on a connection ("
+                                    + blockingLimit
+                                    + "); the others queue locally and are woken later. Raise waitPoolSize (or give"
+                                    + " RedisLocks a separate waitClient with a larger pool).");
                 }
                 // Queue locally, in slices, so that cancellation (deadline, close) is noticed without a signal.
                 boolean admitted = false;
@@ -413,9 +549,20 @@ public final class RedisLockBackend implements LockBackend {
                     state.compareAndSet(BLOCKING, IDLE);
                     return false;
                 }
-                redis.clients.jedis.util.KeyValue<String, String> popped;
+                String popped;
                 try {
-                    popped = waits.blpop(left / 1e9, keys.wake(), cancelKey);
+                    popped = waitConnections.blpop(keys, cancelKey, TimeUnit.NANOSECONDS.toMillis(left));
+                } catch (JedisRedirectionException e) {
+                    // The slot moved (resharding, failover): the BLPOP went, on a raw connection, to the old node.
+                    // A keyed command through the client follows the redirect and refreshes its slot map; then the
+                    // waiter looks at the lock again and blocks on the new node.
+                    state.compareAndSet(BLOCKING, IDLE);
+                    try {
+                        waits.exists(keys.wake());
+                    } catch (JedisException refresh) {
+                        throw failure("failed while waiting", refresh);
+                    }
+                    return false;
                 } catch (JedisException e) {
                     state.compareAndSet(BLOCKING, IDLE);
                     if (closedByServer(e)) {
@@ -426,10 +573,10 @@ public final class RedisLockBackend implements LockBackend {
                     throw failure("failed while waiting", e);
                 }
                 state.compareAndSet(BLOCKING, IDLE);
-                if (popped != null && popped.getKey().equals(cancelKey)) {
+                if (cancelKey.equals(popped)) {
                     signalConsumed = true;
                 }
-                return popped != null && popped.getKey().equals(keys.wake());
+                return keys.wake().equals(popped);
             } finally {
                 blockingPermits.release();
             }
@@ -438,24 +585,39 @@ public final class RedisLockBackend implements LockBackend {
         /** The core's cancel action: unblocks the BLPOP if the waiter is in it. Never blocks the caller. */
         void cancel() {
             if (state.compareAndSet(BLOCKING, SIGNALLING)) {
-                canceller.execute(() -> {
-                    try {
-                        LockScripts.run(
-                                commands,
-                                LockScripts.SIGNAL,
-                                LockScripts.SIGNAL_SHA,
-                                List.of(cancelKey),
-                                List.of(wakeTtlMillis));
-                        signalled = true;
-                    } catch (RuntimeException e) {
-                        // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
-                        LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
-                    } finally {
-                        state.set(CANCELLED);
+                try {
+                    canceller.execute(this::sendSignal);
+                } catch (RejectedExecutionException e) {
+                    state.set(CANCELLED);
+                    if (!canceller.isShutdown()) {
+                        // Reported by the core, which called this action; the waiter is not stuck for ever.
+                        throw new RejectedExecutionException(
+                                "Cannot signal a cancelled Redis lock waiter on key '" + keys.userKey() + "': "
+                                        + canceller.getQueue().size() + " cancel signals are queued already (is the"
+                                        + " server slow or unreachable?); the waiter gives up at its BLPOP timeout,"
+                                        + " at most its deadline or the holder's lease",
+                                e);
                     }
-                });
+                }
             } else {
                 state.compareAndSet(IDLE, CANCELLED);
+            }
+        }
+
+        private void sendSignal() {
+            try {
+                LockScripts.run(
+                        commands,
+                        LockScripts.SIGNAL,
+                        LockScripts.SIGNAL_SHA,
+                        List.of(cancelKey),
+                        List.of(wakeTtlMillis));
+                signalled = true;
+            } catch (RuntimeException e) {
+                // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
+                LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
+            } finally {
+                state.set(CANCELLED);
             }
         }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * @param leaseTime how long Redis keeps a lease without renewal
  * @param prefix the prefix of every key the backend writes; must not contain <code>{</code> or <code>}</code>
- * @param maxBlockingWaiters how many threads may block in {@code BLPOP} at once (the wait pool's size); more
+ * @param maxBlockingWaiters how many threads may block in {@code BLPOP} at once (capped by the wait pool); more
  *     waiters queue locally
  * @param address where the store is, for messages (never contains a password)
  */

@@ -1,0 +1,112 @@
+package org.locksmith.lock.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Where a waiter gets the connection for one {@code BLPOP}, and how many waiters a client's pool can carry.
+ *
+ * <p>Jedis sends a blocking command with the client's "blocking socket timeout", which is infinite by default: a
+ * server that stops answering (SIGSTOP, partition) would hang the waiter for ever, past its deadline and past any
+ * cancel signal (which cannot reach that server either). So the {@code BLPOP} is sent here on a connection taken from
+ * the client's pool, as an ordinary command whose socket timeout is set, for this one call, to the {@code BLPOP}'s own
+ * timeout plus the connection's command timeout: a dead server fails the waiter at most that slack after the timeout.
+ */
+final class WaitConnections {
+    /** Slack used when the application's connections have no read timeout at all (0 = infinite in Jedis). */
+    static final int DEFAULT_SLACK_MILLIS = 2_000;
+
+    private final UnifiedJedis client;
+
+    WaitConnections(UnifiedJedis client) {
+        this.client = client;
+        if (!(client instanceof RedisClient) && !isCluster(client)) {
+            throw new IllegalArgumentException("Redis lock waiters need a pooled client whose connections they can"
+                    + " time out one BLPOP at a time: a RedisClient, RedisClusterClient or JedisCluster, not "
+                    + client.getClass().getName() + "; pass one of those (as the client or as waitClient)");
+        }
+    }
+
+    @SuppressWarnings("deprecation") // JedisCluster: deprecated in Jedis 8 but what many applications still hand us
+    static boolean isCluster(UnifiedJedis client) {
+        return client instanceof JedisCluster || client instanceof RedisClusterClient;
+    }
+
+    /**
+     * The most connections one pool of {@code client} opens to one node ({@code Integer.MAX_VALUE} if unbounded): on a
+     * cluster, the smallest of its node pools, since every waiter may wait on the same node.
+     */
+    @SuppressWarnings("deprecation") // JedisCluster, see isCluster
+    static int poolCapacity(UnifiedJedis client) {
+        int capacity = Integer.MAX_VALUE;
+        if (client instanceof RedisClient rc) {
+            capacity = bounded(rc.getPool().getMaxTotal());
+        } else {
+            Map<String, ConnectionPool> nodes = client instanceof JedisCluster jc
+                    ? jc.getClusterNodes()
+                    : client instanceof RedisClusterClient rcc ? rcc.getClusterNodes() : Map.of();
+            for (ConnectionPool pool : nodes.values()) {
+                capacity = Math.min(capacity, bounded(pool.getMaxTotal()));
+            }
+        }
+        return capacity;
+    }
+
+    private static int bounded(int maxTotal) {
+        return maxTotal < 0 ? Integer.MAX_VALUE : maxTotal;
+    }
+
+    /**
+     * {@code BLPOP wake cancel timeout} on the node of {@code keys}, its socket timeout bounded as described above.
+     *
+     * @return the name of the list popped from, or null if the timeout passed
+     * @throws redis.clients.jedis.exceptions.JedisException if the server failed, did not answer in time, or closed
+     *     the connection (which the pool then discards)
+     */
+    @SuppressWarnings("deprecation") // JedisCluster, see isCluster
+    String blpop(LockKeys keys, String cancelKey, long timeoutMillis) {
+        Connection connection = client instanceof RedisClient rc
+                ? rc.getPool().getResource()
+                : client instanceof JedisCluster jc
+                        ? jc.getConnectionFromSlot(keys.slot())
+                        : ((RedisClusterClient) client).getConnectionFromSlot(keys.slot());
+        try {
+            int commandTimeout = connection.getSoTimeout();
+            int slack = commandTimeout > 0 ? commandTimeout : DEFAULT_SLACK_MILLIS;
+            connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + slack));
+            try {
+                // Not marked blocking: Jedis would switch to its (infinite) blocking socket timeout.
+                Object reply =
+                        connection.executeCommand(new redis.clients.jedis.CommandArguments(Protocol.Command.BLPOP)
+                                .key(keys.wake())
+                                .key(cancelKey)
+                                .add(seconds(timeoutMillis)));
+                if (reply instanceof List<?> popped && !popped.isEmpty()) {
+                    Object key = popped.get(0);
+                    return key instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(key);
+                }
+                return null;
+            } finally {
+                if (!connection.isBroken()) {
+                    connection.setSoTimeout(commandTimeout);
+                }
+            }
+        } finally {
+            connection.close();
+        }
+    }
+
+    /** BLPOP's timeout in seconds with millisecond precision (Redis 6+ accepts decimals); never 0 (= for ever). */
+    static String seconds(long millis) {
+        long ms = Math.max(1, millis);
+        return ms / 1000 + "." + String.format("%03d", ms % 1000);
+    }
+}
