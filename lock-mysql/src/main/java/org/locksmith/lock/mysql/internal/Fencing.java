@@ -1,6 +1,5 @@
 package org.locksmith.lock.mysql.internal;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,8 +26,8 @@ final class Fencing {
 
     /** Issues the next token of a key whose lock the caller holds. */
     long next(Shard shard, byte[] keyHash) {
-        try (Connection c = shard.borrowShort();
-                PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+        try (LentSession session = shard.borrowShort();
+                PreparedStatement ps = session.connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
             ps.setBytes(1, keyHash);
             ps.executeUpdate();
             return generatedKey(ps);

@@ -77,7 +77,8 @@ final class LeaseLocks implements Strategy {
     }
 
     private Long tryTake(Shard shard, byte[] keyHash, String key, String owner) {
-        try (Connection c = shard.borrowShort()) {
+        try (LentSession session = shard.borrowShort()) {
+            Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
             try (PreparedStatement ps = c.prepareStatement(take, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setString(1, owner);
@@ -110,7 +111,8 @@ final class LeaseLocks implements Strategy {
         appendMarks(sql, leases.size()).append(") AND owner IN (");
         // Owner ids are unique per grant, so (key IN keys AND owner IN owners) matches exactly our rows.
         appendMarks(sql, leases.size()).append(") AND expires_at > UTC_TIMESTAMP(6)");
-        try (Connection c = shard.borrowShort()) {
+        try (LentSession session = shard.borrowShort()) {
+            Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
             int renewed;
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
@@ -229,7 +231,8 @@ final class LeaseLocks implements Strategy {
 
         @Override
         public boolean release() {
-            try (Connection c = shard.borrowShort()) {
+            try (LentSession session = shard.borrowShort()) {
+                Connection c = session.connection;
                 c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
                 try (PreparedStatement ps = c.prepareStatement(release)) {
                     ps.setBytes(1, keyHash);

@@ -105,7 +105,7 @@ final class NamedLocks implements Strategy {
     /** Returns a connection whose GET_LOCK did not lead to a grant; releases the name first if it might be held. */
     private static void giveBack(Shard shard, Connection c, String name, boolean maybeHeld) {
         if (!maybeHeld) {
-            shard.giveBack(c, false);
+            shard.giveBack(c);
             return;
         }
         try (PreparedStatement ps = c.prepareStatement("DO RELEASE_LOCK(?)")) {
@@ -115,7 +115,7 @@ final class NamedLocks implements Strategy {
             shard.discard(c); // cannot prove the name is free on this session: never lend the session again
             return;
         }
-        shard.giveBack(c, false);
+        shard.giveBack(c);
     }
 
     private static BigDecimal waitSeconds(long remainingNanos, boolean fractional) {
@@ -147,11 +147,6 @@ final class NamedLocks implements Strategy {
                     return rs.getInt(1) == 1;
                 }
             }
-        }
-
-        @Override
-        boolean manualCommit() {
-            return false;
         }
     }
 }

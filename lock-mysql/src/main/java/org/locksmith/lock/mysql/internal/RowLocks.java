@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
@@ -91,6 +90,14 @@ final class RowLocks implements Strategy {
                     if (Sql.isCancelled(e) || Sql.isLockNotGranted(e) || request.isCancelled()) {
                         return null;
                     }
+                    if (e.getErrorCode() == Sql.DEADLOCK) {
+                        // The server rolled the transaction back; inserting again is safe, within the deadline.
+                        c.rollback();
+                        if (request.isTry() || request.remainingNanos() <= 0) {
+                            return null;
+                        }
+                        continue;
+                    }
                     throw e;
                 }
                 created = true;
@@ -118,9 +125,7 @@ final class RowLocks implements Strategy {
             sql = lockWaitPrefix + waitSeconds;
         } else {
             // MySQL has NOWAIT but no WAIT n: bound the wait through the session's lock wait timeout.
-            try (Statement s = c.createStatement()) {
-                s.execute("SET SESSION innodb_lock_wait_timeout = " + waitSeconds);
-            }
+            shard.setLockWaitTimeout(c, waitSeconds);
             sql = lockPlain;
         }
         c.setNetworkTimeout(
@@ -165,7 +170,7 @@ final class RowLocks implements Strategy {
             shard.discard(c);
             return;
         }
-        shard.giveBack(c, true);
+        shard.giveBack(c);
     }
 
     /** A row lock: release is COMMIT, which wakes the next waiter in InnoDB's queue. */
@@ -177,11 +182,6 @@ final class RowLocks implements Strategy {
         @Override
         boolean releaseInSession() throws SQLException {
             connection.commit();
-            return true;
-        }
-
-        @Override
-        boolean manualCommit() {
             return true;
         }
     }

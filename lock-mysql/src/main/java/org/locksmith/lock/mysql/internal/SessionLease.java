@@ -59,7 +59,7 @@ abstract class SessionLease implements BackendLease {
             return false;
         }
         if (released) {
-            shard.giveBack(connection, manualCommit());
+            shard.giveBack(connection);
         } else {
             shard.discard(connection);
         }
@@ -67,8 +67,6 @@ abstract class SessionLease implements BackendLease {
     }
 
     abstract boolean releaseInSession() throws SQLException;
-
-    abstract boolean manualCommit();
 
     /** The connection holding the lock; for tests that kill its session. */
     Connection connection() {

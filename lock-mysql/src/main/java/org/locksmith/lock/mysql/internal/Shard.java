@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -21,16 +23,18 @@ public final class Shard implements AutoCloseable {
     private final String name;
     private final DataSource lockSource;
     private final DataSource shortSource;
-    private final boolean lockSourceAutoCommit;
+    private final boolean external;
     private final int poolSize;
     private final Semaphore lockPermits;
     private final List<HikariDataSource> owned;
+    private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     private volatile Boolean mariaDb;
 
     /**
      * @param name a stable name (host:port/db) used for rendezvous hashing and in messages
      * @param lockSource connections that hold or wait for locks
-     * @param lockSourceAutoCommit whether {@code lockSource} hands out autocommit connections
+     * @param external whether the pools belong to the application: lent connections are switched to what a lock
+     *     needs and their settings put back on return (the backend's own pools are configured for their use)
      * @param shortSource connections for single autocommit statements (may be {@code lockSource})
      * @param poolSize how many connections {@code lockSource} may lend for locks at once
      * @param owned pools this shard created and closes
@@ -38,13 +42,13 @@ public final class Shard implements AutoCloseable {
     public Shard(
             String name,
             DataSource lockSource,
-            boolean lockSourceAutoCommit,
+            boolean external,
             DataSource shortSource,
             int poolSize,
             List<HikariDataSource> owned) {
         this.name = name;
         this.lockSource = lockSource;
-        this.lockSourceAutoCommit = lockSourceAutoCommit;
+        this.external = external;
         this.shortSource = shortSource;
         this.poolSize = poolSize;
         this.lockPermits = new Semaphore(poolSize);
@@ -106,8 +110,8 @@ public final class Shard implements AutoCloseable {
         Connection c = null;
         try {
             c = lockSource.getConnection();
-            if (manualCommit == lockSourceAutoCommit) {
-                c.setAutoCommit(!manualCommit);
+            if (external) {
+                lent.put(c, LentSession.prepare(c, manualCommit));
             }
             return c;
         } catch (SQLException e) {
@@ -128,22 +132,48 @@ public final class Shard implements AutoCloseable {
                 + " duration: raise poolSize above the number of locks this client holds and waits for at once");
     }
 
-    /** Returns a lock connection to its pool (restoring autocommit if the pool expects it) and frees its permit. */
-    void giveBack(Connection c, boolean manualCommit) {
+    /**
+     * Returns a lock connection to its pool with the session settings it was lent with (an application's pool may
+     * not reset them), and frees its permit.
+     */
+    void giveBack(Connection c) {
+        LentSession session = lent.remove(c);
         try {
-            if (manualCommit == lockSourceAutoCommit && !c.isClosed()) {
-                c.setAutoCommit(lockSourceAutoCommit);
+            if (session != null && !c.isClosed()) {
+                session.restore();
             }
         } catch (SQLException e) {
-            // The connection is broken: closing it below is all that is left to do.
-        } finally {
-            Sql.closeQuietly(c);
+            // The connection is broken: the pool must not lend it again.
+            abort(c);
             lockPermits.release();
+            return;
+        }
+        Sql.closeQuietly(c);
+        lockPermits.release();
+    }
+
+    /**
+     * Sets the session's {@code innodb_lock_wait_timeout} (MySQL, which has no per-statement form); the value the
+     * connection was lent with is put back by {@link #giveBack}.
+     */
+    void setLockWaitTimeout(Connection c, long seconds) throws SQLException {
+        LentSession session = lent.get(c);
+        if (session != null) {
+            session.rememberLockWaitTimeout();
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = " + seconds);
         }
     }
 
     /** Closes a lock connection that may still hold server-side state, so the pool never lends it again. */
     void discard(Connection c) {
+        lent.remove(c);
+        abort(c);
+        lockPermits.release();
+    }
+
+    private void abort(Connection c) {
         try {
             if (lockSource instanceof HikariDataSource hikari) {
                 hikari.evictConnection(c);
@@ -152,20 +182,17 @@ public final class Shard implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             Sql.closeQuietly(c);
-        } finally {
-            lockPermits.release();
         }
     }
 
-    /** A connection for one short autocommit statement. */
-    Connection borrowShort() {
+    /** A connection for short autocommit statements; closing the session restores its settings and returns it. */
+    LentSession borrowShort() {
+        Connection c = null;
         try {
-            Connection c = shortSource.getConnection();
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
-            }
-            return c;
+            c = shortSource.getConnection();
+            return LentSession.prepare(c, false);
         } catch (SQLException e) {
+            Sql.closeQuietly(c);
             throw Sql.failure("could not borrow a connection from " + name, e);
         }
     }

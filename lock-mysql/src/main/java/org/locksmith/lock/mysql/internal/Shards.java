@@ -34,14 +34,14 @@ public final class Shards {
             if (settings.strategy() == MySqlStrategy.LEASE) {
                 HikariDataSource pool = pool(jdbcUrl, user, password, settings, settings.poolSize(), true, "lease");
                 owned.add(pool);
-                return new Shard(target.name(), pool, true, pool, settings.poolSize(), owned);
+                return new Shard(target.name(), pool, false, pool, settings.poolSize(), owned);
             }
             boolean row = settings.strategy() == MySqlStrategy.ROW;
             HikariDataSource locks = pool(jdbcUrl, user, password, settings, settings.poolSize(), !row, "lock");
             owned.add(locks);
             HikariDataSource fence = pool(jdbcUrl, user, password, settings, 2, true, "fence");
             owned.add(fence);
-            return new Shard(target.name(), locks, !row, fence, settings.poolSize(), owned);
+            return new Shard(target.name(), locks, false, fence, settings.poolSize(), owned);
         } catch (RuntimeException e) {
             owned.forEach(HikariDataSource::close);
             throw e;
@@ -83,9 +83,9 @@ public final class Shards {
     }
 
     /**
-     * A shard over a data source the application owns (not closed by the backend). Connections are assumed to be
-     * lent in autocommit mode (every pool's default); the backend switches lock connections to manual commit and
-     * back. {@code lockConnections} of them at most are lent for locks at once, so that the remaining ones serve
+     * A shard over a data source the application owns (not closed by the backend). Lock connections are switched to
+     * manual commit at READ COMMITTED ({@code row}) or autocommit, and every setting changed is put back before a
+     * connection returns to the application's pool. {@code lockConnections} of them at most are lent for locks at once, so that the remaining ones serve
      * fencing tokens.
      */
     public static Shard external(String name, DataSource dataSource, int lockConnections) {

@@ -1,0 +1,92 @@
+package org.locksmith.lock.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.spi.LockUrl;
+
+/** Lock clients on a pool the application owns ({@link MySqlLocks#using}): its settings are not ours. */
+class MySqlApplicationPoolTest {
+    private static final String BASE_URL = MySqlTestServer.baseUrl();
+    private static final String TABLE = MySqlTestServer.uniqueTable("apppool");
+
+    @AfterAll
+    static void dropTable() {
+        MySqlTestServer.dropTables(BASE_URL, TABLE);
+    }
+
+    /** A pool as an application configures it: the server's default isolation (REPEATABLE READ). */
+    static HikariDataSource hikari(int size) {
+        LockUrl u = LockUrl.parse(BASE_URL);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(MySqlTestServer.jdbcUrl(BASE_URL));
+        config.setUsername(u.user().orElse("root"));
+        config.setPassword(u.password().orElse(""));
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(5000);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * Concurrent first acquires of distinct new keys: under REPEATABLE READ the locking read of a missing row takes
+     * a gap lock, and two such transactions inserting into the same gap deadlock (error 1213). Lock transactions
+     * must run at READ COMMITTED, and a deadlock in the insert-then-lock step must be retried, not surfaced.
+     */
+    @Test
+    void concurrentFirstAcquiresOfNewKeysOnARepeatableReadPoolNeverFail() throws Exception {
+        int threads = 8;
+        int rounds = 25;
+        try (HikariDataSource ds = hikari(threads + 2);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(ds)
+                        .table(TABLE)
+                        .poolSize(threads)
+                        .build()) {
+            String prefix = "apppool:" + System.nanoTime() + ":";
+            Queue<String> failures = new ConcurrentLinkedQueue<>();
+            CyclicBarrier barrier = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<Integer>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    results.add(pool.submit(() -> {
+                        int granted = 0;
+                        for (int r = 0; r < rounds; r++) {
+                            barrier.await(30, TimeUnit.SECONDS);
+                            try (LockLease lease =
+                                    client.lock(prefix + r + ":" + thread).acquire(Duration.ofSeconds(20))) {
+                                granted++;
+                            }
+                        }
+                        return granted;
+                    }));
+                }
+                int granted = 0;
+                for (Future<Integer> f : results) {
+                    granted += f.get(120, TimeUnit.SECONDS);
+                }
+                assertThat(failures).as("failed first acquires of new keys").isEmpty();
+                assertThat(granted).isEqualTo(threads * rounds);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+}
