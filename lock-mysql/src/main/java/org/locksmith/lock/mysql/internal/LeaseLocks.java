@@ -26,6 +26,8 @@ import org.locksmith.lock.spi.BackendLease;
 final class LeaseLocks implements Strategy {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
+    /** MariaDB: the statement fails at once (error 1205) instead of waiting for a row lock another session holds. */
+    private static final String NOWAIT = "SET STATEMENT innodb_lock_wait_timeout = 0 FOR ";
 
     private final MySqlLockBackend backend;
     private final String table;
@@ -77,10 +79,14 @@ final class LeaseLocks implements Strategy {
     }
 
     private Long tryTake(Shard shard, byte[] keyHash, String key, String owner) {
+        // Another session may hold the row's lock (an operator's transaction, or a client creating the same key's
+        // row): on MariaDB the attempt then fails at once (lock wait timeout 0 = NOWAIT) and counts as "not granted
+        // now", so tryAcquire() never waits and a waiter keeps its deadline by polling.
+        String prefix = shard.isMariaDb() ? NOWAIT : "";
         try (LentSession session = shard.borrowShort()) {
             Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-            try (PreparedStatement ps = c.prepareStatement(take, Statement.RETURN_GENERATED_KEYS)) {
+            try (PreparedStatement ps = c.prepareStatement(prefix + take, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setString(1, owner);
                 ps.setLong(2, leaseMicros);
                 ps.setBytes(3, keyHash);
@@ -88,7 +94,7 @@ final class LeaseLocks implements Strategy {
                     return Fencing.generatedKey(ps);
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(create, Statement.RETURN_GENERATED_KEYS)) {
+            try (PreparedStatement ps = c.prepareStatement(prefix + create, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setBytes(1, keyHash);
                 ps.setString(2, key);
                 ps.setString(3, owner);
@@ -99,6 +105,9 @@ final class LeaseLocks implements Strategy {
             }
             return null;
         } catch (SQLException e) {
+            if (Sql.isLockNotGranted(e) || e.getErrorCode() == Sql.DEADLOCK) {
+                return null;
+            }
             throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
         }
     }
