@@ -128,7 +128,18 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         byte[] keyHash = KeyCodec.sha256(request.key());
-        return strategy.acquire(router.shardFor(keyHash), keyHash, request);
+        Shard shard = router.shardFor(keyHash);
+        while (true) {
+            try {
+                return strategy.acquire(shard, keyHash, request);
+            } catch (SessionLostException e) {
+                // Not granted after all (the session died mid-grant; its connection was discarded): try again on a
+                // fresh connection while the deadline allows.
+                if (request.isTry() || request.isCancelled() || request.remainingNanos() <= 0) {
+                    return null;
+                }
+            }
+        }
     }
 
     @Override

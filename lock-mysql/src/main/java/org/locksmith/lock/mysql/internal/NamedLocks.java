@@ -75,10 +75,20 @@ final class NamedLocks implements Strategy {
                     canceller.end();
                 }
                 if (result != null && result == 1) {
-                    long token = fencing.next(shard, keyHash);
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-                    granted = new NamedLease(backend, shard, c, name, token, sentAt);
-                    backend.remember((SessionLease) granted);
+                    long token;
+                    try {
+                        token = fencing.nextOn(c, keyHash);
+                    } catch (SQLException e) {
+                        if (Sql.isSessionGone(e) || c.isClosed()) {
+                            throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
+                                    + " ended before its fencing token was issued: " + e.getMessage());
+                        }
+                        throw e;
+                    }
+                    NamedLease lease = new NamedLease(backend, shard, c, name, token, sentAt);
+                    granted = lease;
+                    backend.remember(lease);
                     return granted;
                 }
                 maybeHeld = false;
@@ -136,6 +146,17 @@ final class NamedLocks implements Strategy {
         NamedLease(MySqlLockBackend backend, Shard shard, Connection c, String name, long token, long confirmedAt) {
             super(backend, shard, c, token, confirmedAt);
             this.name = name;
+        }
+
+        /** The server's own record of who holds the name: this session, if it is alive and still holds it. */
+        @Override
+        boolean stillHeld() throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT IS_USED_LOCK(?) = CONNECTION_ID()")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
         }
 
         @Override

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
@@ -62,13 +63,21 @@ final class RowLocks implements Strategy {
                 if (found) {
                     long token = fencing.next(shard, keyHash);
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-                    granted = new RowLease(backend, shard, c, token, sentAt);
-                    backend.remember((SessionLease) granted);
+                    RowLease lease = new RowLease(backend, shard, c, keyHash, token, sentAt);
+                    // The token was issued on another connection: prove this session still holds the row, or a
+                    // session killed before the token was issued would be granted a token above its successor's.
+                    if (!lease.stillHeld()) {
+                        throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
+                                + " ended before its fencing token was issued");
+                    }
+                    granted = lease;
+                    backend.remember(lease);
                     return granted;
                 }
                 if (created) {
-                    throw new IllegalStateException("the lock row of key '" + request.key() + "' vanished from " + shard
-                            + " right after it was created; is another process deleting rows?");
+                    throw new LockBackendException("The lock row of key '" + request.key() + "' is missing from "
+                            + shard + " right after it was created: is another process deleting rows of the lock"
+                            + " table, or is it not a plain InnoDB table?");
                 }
                 // First use of this key: create its row committed (race-free through the primary key), then lock
                 // it like any other. INSERT IGNORE may wait only if another client created and locked it meanwhile.
@@ -103,6 +112,10 @@ final class RowLocks implements Strategy {
                 created = true;
             }
         } catch (SQLException e) {
+            if (granted == null && (Sql.isSessionGone(e) || isDead(c))) {
+                throw new SessionLostException(
+                        "the session locking key '" + request.key() + "' on " + shard + " ended: " + e.getMessage());
+            }
             throw Sql.failure("could not lock key '" + request.key() + "' on " + shard, e);
         } finally {
             if (granted == null) {
@@ -173,10 +186,41 @@ final class RowLocks implements Strategy {
         shard.giveBack(c);
     }
 
+    private static boolean isDead(Connection c) {
+        try {
+            return c.isClosed();
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
     /** A row lock: release is COMMIT, which wakes the next waiter in InnoDB's queue. */
-    static final class RowLease extends SessionLease {
-        RowLease(MySqlLockBackend backend, Shard shard, Connection c, long token, long confirmedAtNanos) {
+    final class RowLease extends SessionLease {
+        private final byte[] keyHash;
+
+        RowLease(
+                MySqlLockBackend backend,
+                Shard shard,
+                Connection c,
+                byte[] keyHash,
+                long token,
+                long confirmedAtNanos) {
             super(backend, shard, c, token, confirmedAtNanos);
+            this.keyHash = keyHash;
+        }
+
+        /**
+         * Locks the row again in the holding transaction: it answers at once, and only if the session is alive, its
+         * transaction still open and the row still there (a ping would prove the first only).
+         */
+        @Override
+        boolean stillHeld() throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement(lockNowait)) {
+                ps.setBytes(1, keyHash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
         }
 
         @Override
