@@ -166,7 +166,9 @@ abstract class MySqlTckSupport extends LockTck {
             try (Connection c = MySqlTestServer.connect(shardUrl)) {
                 if (strategy() == MySqlStrategy.NAMED) {
                     try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
-                        ps.setString(1, KeyCodec.lockName(table(), key));
+                        ps.setString(
+                                1,
+                                KeyCodec.namedLockName(LockUrl.parse(shardUrl).path(), table(), key));
                         try (ResultSet rs = ps.executeQuery()) {
                             rs.next();
                             rs.getLong(1);

@@ -210,7 +210,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     /** The {@code GET_LOCK} name of {@code key} ({@code named} strategy). */
     public String lockName(String key) {
-        return KeyCodec.lockName(settings.table(), key);
+        return KeyCodec.namedLockName(shardFor(key).database(), settings.table(), key);
     }
 
     @Override

@@ -11,7 +11,7 @@ import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The {@code named} strategy: {@code GET_LOCK} on a connection lent to the lease; the server queues waiters and
- * frees the lock when the session ends. Names are {@link KeyCodec#lockName} of the key (55 characters). The
+ * frees the lock when the session ends. Names are {@link KeyCodec#namedLockName} of the shard's database, the table and the key (55 characters). The
  * timeout is passed in fractional seconds (MariaDB honours them), and the wait is also cancelled at the deadline
  * for servers that round it.
  */
@@ -20,16 +20,16 @@ final class NamedLocks implements Strategy {
 
     private final MySqlLockBackend backend;
     private final Fencing fencing;
-    private final String namespace;
+    private final String table;
 
-    NamedLocks(MySqlLockBackend backend, String namespace, Fencing fencing) {
+    NamedLocks(MySqlLockBackend backend, String table, Fencing fencing) {
         this.backend = backend;
-        this.namespace = namespace;
+        this.table = table;
         this.fencing = fencing;
     }
 
-    String lockName(String key) {
-        return KeyCodec.lockName(namespace, key);
+    String lockName(Shard shard, String key) {
+        return KeyCodec.namedLockName(shard.database(), table, key);
     }
 
     @Override
@@ -38,7 +38,7 @@ final class NamedLocks implements Strategy {
         if (c == null) {
             return null;
         }
-        String name = lockName(request.key());
+        String name = lockName(shard, request.key());
         BackendLease granted = null;
         boolean maybeHeld = false;
         Canceller canceller = new Canceller(request, backend.cancelExecutor());

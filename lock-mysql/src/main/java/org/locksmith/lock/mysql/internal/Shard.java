@@ -29,6 +29,7 @@ public final class Shard implements AutoCloseable {
     private final List<HikariDataSource> owned;
     private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     private volatile Boolean mariaDb;
+    private volatile String database;
 
     /**
      * @param name a stable name (host:port/db) used for rendezvous hashing and in messages
@@ -59,6 +60,15 @@ public final class Shard implements AutoCloseable {
         return name;
     }
 
+    /** The database the shard's connections use (its lock table's schema), known once initialised. */
+    String database() {
+        String db = database;
+        if (db == null) {
+            throw new IllegalStateException("shard " + name + " not initialised");
+        }
+        return db;
+    }
+
     boolean isMariaDb() {
         Boolean m = mariaDb;
         if (m == null) {
@@ -71,9 +81,11 @@ public final class Shard implements AutoCloseable {
     void initialise(String table, boolean createSchema) {
         try (Connection c = shortSource.getConnection()) {
             try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+                    ResultSet rs = s.executeQuery("SELECT VERSION(), DATABASE()")) {
                 rs.next();
                 mariaDb = rs.getString(1).toLowerCase(java.util.Locale.ROOT).contains("mariadb");
+                String db = rs.getString(2);
+                database = db == null ? "" : db;
             }
             if (createSchema) {
                 Schema.create(c, table);
