@@ -1,9 +1,12 @@
 package org.locksmith.lock.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +19,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.spi.LockUrl;
 
 /** Lock clients on a pool the application owns ({@link MySqlLocks#using}): its settings are not ours. */
@@ -86,6 +92,76 @@ class MySqlApplicationPoolTest {
                 assertThat(granted).isEqualTo(threads * rounds);
             } finally {
                 pool.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * The application itself uses every connection of its pool: a lock's borrow must end at the caller's deadline
+     * (a timeout), not at the pool's own connectionTimeout (10 s here, HikariCP's default is 30 s).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void aBorrowFromABusyApplicationPoolEndsAtTheCallersDeadline(MySqlStrategy strategy) throws Exception {
+        try (HikariDataSource ds = hikari(2);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(ds)
+                        .strategy(strategy)
+                        .table(TABLE + "_" + strategy.urlValue())
+                        .poolSize(1)
+                        .build()) {
+            ds.setConnectionTimeout(10_000);
+            String key = "apppool:busy:" + System.nanoTime();
+            client.lock(key).acquire(Duration.ofSeconds(5)).release();
+            List<Connection> taken = new ArrayList<>();
+            try {
+                taken.add(ds.getConnection());
+                taken.add(ds.getConnection());
+                long t0 = System.nanoTime();
+                assertThatThrownBy(() -> client.lock(key).acquire(Duration.ofMillis(300)))
+                        .isInstanceOf(LockTimeoutException.class);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                        .isBetween(Duration.ofMillis(290), Duration.ofMillis(1500));
+            } finally {
+                taken.forEach(c -> {
+                    try {
+                        c.close();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            }
+            client.lock(key).acquire(Duration.ofSeconds(5)).release();
+        } finally {
+            MySqlTestServer.dropTables(BASE_URL, TABLE + "_" + strategy.urlValue());
+        }
+    }
+
+    @Test
+    void aPoolTooSmallForOneHolderPlusItsServiceConnectionIsRejectedAtBuild() throws Exception {
+        try (HikariDataSource one = hikari(1);
+                HikariDataSource three = hikari(3)) {
+            assertThatThrownBy(() ->
+                            MySqlLocks.builder().dataSource(one).table(TABLE).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("maximumPoolSize=1")
+                    .hasMessageContaining(">= 2");
+            assertThatThrownBy(() -> MySqlLocks.builder()
+                            .dataSource(three)
+                            .table(TABLE)
+                            .poolSize(3)
+                            .build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("poolSize(3)");
+            // named issues its tokens on the holding session: one connection is enough
+            try (LockClient named = MySqlLocks.builder()
+                    .dataSource(one)
+                    .strategy(MySqlStrategy.NAMED)
+                    .table(TABLE)
+                    .build()) {
+                named.lock("apppool:one").acquire(Duration.ofSeconds(5)).release();
             }
         }
     }

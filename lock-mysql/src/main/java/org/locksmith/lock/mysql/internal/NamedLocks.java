@@ -34,7 +34,7 @@ final class NamedLocks implements Strategy {
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, false);
+        Connection c = shard.borrowForLock(request, false, backend.cancelExecutor(), backend.timeoutNanos());
         if (c == null) {
             return null;
         }

@@ -39,7 +39,7 @@ final class RowLocks implements Strategy {
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, true);
+        Connection c = shard.borrowForLock(request, true, backend.cancelExecutor(), backend.timeoutNanos());
         if (c == null) {
             return null;
         }

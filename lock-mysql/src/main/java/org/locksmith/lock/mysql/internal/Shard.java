@@ -7,9 +7,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -20,6 +25,8 @@ import org.locksmith.lock.spi.AcquireRequest;
  * short autocommit statements (fencing tokens, lease statements), so those never starve behind waiters.
  */
 public final class Shard implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Shard.class.getName());
+
     private final String name;
     private final DataSource lockSource;
     private final DataSource shortSource;
@@ -96,23 +103,24 @@ public final class Shard implements AutoCloseable {
     }
 
     /**
-     * Borrows a connection for a lock, waiting for a free one until the request's deadline.
+     * Borrows a connection for a lock, waiting for a free one no longer than the request's deadline.
      *
-     * @return a connection in manual-commit mode (for {@code manualCommit}), or null if the request was cancelled
-     * @throws LockBackendException if every connection stayed busy until the deadline, naming the pool size
+     * @param executor runs the borrow from an application's pool, which may block past the deadline
+     * @return a connection in manual-commit mode at READ COMMITTED (for {@code manualCommit}) or autocommit, or null
+     *     if the deadline passed (all {@code poolSize} connections in use: the core reports a timeout) or the request
+     *     was cancelled
+     * @throws LockBackendException if the data source could not give a connection within the backend's timeout
      */
-    Connection borrowForLock(AcquireRequest request, boolean manualCommit) throws InterruptedException {
+    Connection borrowForLock(AcquireRequest request, boolean manualCommit, Executor executor, long timeoutNanos)
+            throws InterruptedException {
         if (!lockPermits.tryAcquire()) {
             while (true) {
-                if (request.isCancelled() && !request.isTry()) {
+                long wait = request.isTry() ? 0 : Math.min(request.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(50));
+                if (wait <= 0 || (!request.isTry() && request.isCancelled())) {
                     if (request.remainingNanos() <= 0) {
-                        throw poolExhausted();
+                        LOG.log(System.Logger.Level.WARNING, poolExhausted());
                     }
                     return null;
-                }
-                long wait = request.isTry() ? 0 : Math.min(request.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(50));
-                if (wait <= 0) {
-                    throw poolExhausted();
                 }
                 if (lockPermits.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
                     break;
@@ -121,7 +129,11 @@ public final class Shard implements AutoCloseable {
         }
         Connection c = null;
         try {
-            c = lockSource.getConnection();
+            c = external ? borrowWithin(request, executor, timeoutNanos) : lockSource.getConnection();
+            if (c == null) {
+                lockPermits.release();
+                return null;
+            }
             if (external) {
                 lent.put(c, LentSession.prepare(c, manualCommit));
             }
@@ -130,18 +142,68 @@ public final class Shard implements AutoCloseable {
             lockPermits.release();
             Sql.closeQuietly(c);
             throw Sql.failure("could not borrow a connection from " + name, e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InterruptedException e) {
             lockPermits.release();
             Sql.closeQuietly(c);
             throw e;
         }
     }
 
-    private LockBackendException poolExhausted() {
-        return new LockBackendException("No connection to " + name + " became free before the deadline: all "
-                + poolSize + " connections of the lock pool (poolSize=" + poolSize
-                + ") hold or wait for locks. Each lock held or waited for uses one connection for its whole"
-                + " duration: raise poolSize above the number of locks this client holds and waits for at once");
+    /**
+     * Borrows from an application's pool, whose own wait (HikariCP's connectionTimeout, 30 s by default) knows
+     * nothing of the caller's deadline: the borrow runs on {@code executor} and is abandoned at the deadline (null)
+     * or after the backend's timeout (failure); a connection that arrives after that goes straight back.
+     */
+    private Connection borrowWithin(AcquireRequest request, Executor executor, long timeoutNanos)
+            throws SQLException, InterruptedException {
+        CompletableFuture<Connection> borrowed = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                Connection c = lockSource.getConnection();
+                if (!borrowed.complete(c)) {
+                    Sql.closeQuietly(c); // abandoned: return it to the pool
+                }
+            } catch (Throwable e) {
+                borrowed.completeExceptionally(e);
+            }
+        });
+        request.onCancel(() -> borrowed.cancel(false));
+        long deadlineWait = request.isTry() ? Long.MAX_VALUE : request.remainingNanos();
+        long wait = Math.min(deadlineWait, timeoutNanos);
+        try {
+            return borrowed.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (borrowed.cancel(false)) {
+                if (deadlineWait <= timeoutNanos) {
+                    return null; // the caller's deadline: a timeout, not a failure
+                }
+                throw new SQLException(
+                        "no connection within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                                + " ms (timeoutMs): the data source is exhausted or the server unreachable",
+                        "08001",
+                        e);
+            }
+            return borrowed.join();
+        } catch (CancellationException e) {
+            return null;
+        } catch (InterruptedException e) {
+            if (!borrowed.cancel(false)) {
+                Sql.closeQuietly(borrowed.getNow(null));
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new SQLException("could not borrow a connection: " + e.getCause(), "08001", e.getCause());
+        }
+    }
+
+    private String poolExhausted() {
+        return "No connection to " + name + " became free before the deadline: all " + poolSize
+                + " connections of the lock pool (poolSize=" + poolSize + ") hold or wait for locks. Each lock held or"
+                + " waited for uses one connection for its whole duration: raise poolSize above the number of locks"
+                + " this client holds and waits for at once";
     }
 
     /**
