@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,5 +166,66 @@ class MySqlApplicationPoolTest {
                 named.lock("apppool:one").acquire(Duration.ofSeconds(5)).release();
             }
         }
+    }
+
+    /**
+     * A pool that does not reset what a borrower changed (many do not): every connection must come back with the
+     * autocommit mode, isolation level, network timeout and lock wait timeout the application gave it, after grants,
+     * contended timeouts, tries and releases.
+     */
+    @ParameterizedTest
+    @EnumSource(MySqlStrategy.class)
+    void connectionsGoBackToTheApplicationWithTheirSessionSettings(MySqlStrategy strategy) throws Exception {
+        String table = TABLE + "_settings_" + strategy.urlValue();
+        try (PlainTestPool pool = new PlainTestPool(BASE_URL, 4)) {
+            for (Connection c : pool.physical()) {
+                c.setAutoCommit(false);
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                c.setNetworkTimeout(Runnable::run, 12_345);
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET SESSION innodb_lock_wait_timeout = 7");
+                }
+                c.commit();
+            }
+            List<String> before = settings(pool);
+            try (LockClient a = MySqlTckSupport.client(MySqlLocks.builder()
+                            .dataSource(pool)
+                            .strategy(strategy)
+                            .table(table)
+                            .poolSize(2)
+                            .buildBackend());
+                    LockClient b =
+                            MySqlTckSupport.open(BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + table)) {
+                String key = "apppool:settings:" + System.nanoTime();
+                a.lock(key).acquire(Duration.ofSeconds(5)).release();
+                try (LockLease held = b.lock(key).acquire(Duration.ofSeconds(5))) {
+                    assertThat(a.lock(key).tryAcquire()).isEmpty();
+                    assertThat(a.lock(key).tryAcquire(Duration.ofMillis(200))).isEmpty();
+                }
+                a.lock(key).acquire(Duration.ofSeconds(5)).release();
+                a.lock(key + ":new").tryAcquire().orElseThrow().release();
+            } finally {
+                MySqlTestServer.dropTables(BASE_URL, table);
+            }
+            assertThat(settings(pool))
+                    .as("session settings of the application's connections")
+                    .isEqualTo(before);
+        }
+    }
+
+    private static List<String> settings(PlainTestPool pool) throws SQLException {
+        List<String> result = new ArrayList<>();
+        for (Connection c : pool.physical()) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout,"
+                            + " @@SESSION.tx_isolation, @@SESSION.autocommit")) {
+                rs.next();
+                result.add("autoCommit=" + c.getAutoCommit() + " isolation=" + c.getTransactionIsolation()
+                        + " networkTimeout=" + c.getNetworkTimeout() + " server: lock_wait=" + rs.getLong(1)
+                        + " isolation=" + rs.getString(2) + " autocommit=" + rs.getLong(3));
+            }
+            c.commit();
+        }
+        return result;
     }
 }
