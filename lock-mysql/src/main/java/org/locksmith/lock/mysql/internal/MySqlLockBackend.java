@@ -135,7 +135,10 @@ public final class MySqlLockBackend implements LockBackend {
             } catch (SessionLostException e) {
                 // Not granted after all (the session died mid-grant; its connection was discarded): try again on a
                 // fresh connection while the deadline allows.
-                if (request.isTry() || request.isCancelled() || request.remainingNanos() <= 0) {
+                if (request.isTry()) {
+                    throw e;
+                }
+                if (request.isCancelled() || request.remainingNanos() <= 0) {
                     return null;
                 }
             }

@@ -66,7 +66,7 @@ final class RowLocks implements Strategy {
                     RowLease lease = new RowLease(backend, shard, c, keyHash, token, sentAt);
                     // The token was issued on another connection: prove this session still holds the row, or a
                     // session killed before the token was issued would be granted a token above its successor's.
-                    if (!lease.stillHeld()) {
+                    if (!stillHeld(lease, c)) {
                         throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
                                 + " ended before its fencing token was issued");
                     }
@@ -112,10 +112,6 @@ final class RowLocks implements Strategy {
                 created = true;
             }
         } catch (SQLException e) {
-            if (granted == null && (Sql.isSessionGone(e) || isDead(c))) {
-                throw new SessionLostException(
-                        "the session locking key '" + request.key() + "' on " + shard + " ended: " + e.getMessage());
-            }
             throw Sql.failure("could not lock key '" + request.key() + "' on " + shard, e);
         } finally {
             if (granted == null) {
@@ -186,11 +182,18 @@ final class RowLocks implements Strategy {
         shard.giveBack(c);
     }
 
-    private static boolean isDead(Connection c) {
+    /**
+     * Whether the session survived until its token was issued. Only a session that ended counts as not held (the
+     * caller tries again, and a store that is down then fails the next borrow); other failures are the store's.
+     */
+    private static boolean stillHeld(RowLease lease, Connection c) throws SQLException {
         try {
-            return c.isClosed();
+            return lease.stillHeld();
         } catch (SQLException e) {
-            return true;
+            if (Sql.isSessionGone(e) || c.isClosed()) {
+                return false;
+            }
+            throw e;
         }
     }
 
