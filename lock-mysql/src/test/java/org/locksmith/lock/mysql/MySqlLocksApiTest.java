@@ -70,6 +70,26 @@ class MySqlLocksApiTest {
         }
     }
 
+    /** Valid table names that are reserved words work, because generated SQL backquotes them. */
+    @Test
+    void tableNamesThatAreReservedWordsWork() throws Exception {
+        String db = MySqlTestServer.privateDatabaseUrl("reserved");
+        try {
+            String[][] cases = {{"row", "order"}, {"lease", "lock"}, {"named", "key"}};
+            for (String[] c : cases) {
+                try (LockClient client = MySqlTckSupport.open(db + "?strategy=" + c[0] + "&table=" + c[1])) {
+                    try (LockLease lease = client.lock("api:reserved").acquire(Duration.ofSeconds(5))) {
+                        assertThat(lease.fencingToken())
+                                .as("strategy %s, table %s", c[0], c[1])
+                                .isPositive();
+                    }
+                }
+            }
+        } finally {
+            MySqlTestServer.dropDatabase(db);
+        }
+    }
+
     @Test
     void badUrlsAreRejectedBeforeAnyIo() {
         assertThatThrownBy(() -> Locks.open("mysql://127.0.0.1:1/test?strategy=queue"))

@@ -42,10 +42,10 @@ public final class MySqlLockBackend implements LockBackend {
         }
         this.settings = settings;
         this.router = new ShardRouter(shards);
-        Fencing fencing = new Fencing(settings.fenceTable());
+        Fencing fencing = new Fencing(settings.quotedFenceTable());
         switch (settings.strategy()) {
             case ROW -> {
-                strategy = new RowLocks(this, settings.table(), fencing);
+                strategy = new RowLocks(this, settings.quotedTable(), fencing);
                 leaseLocks = null;
                 namedLocks = null;
                 features = EnumSet.of(
@@ -59,7 +59,7 @@ public final class MySqlLockBackend implements LockBackend {
             case LEASE -> {
                 leaseLocks = new LeaseLocks(
                         this,
-                        settings.table(),
+                        settings.quotedTable(),
                         TimeUnit.NANOSECONDS.toMicros(settings.leaseTime().toNanos()));
                 strategy = leaseLocks;
                 namedLocks = null;
