@@ -26,6 +26,8 @@ import org.locksmith.lock.spi.BackendLease;
 final class LeaseLocks implements Strategy {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
+    /** How often a waiter re-tries creating the key's row. */
+    private static final long INSERT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** MariaDB: the statement fails at once (error 1205) instead of waiting for a row lock another session holds. */
     private static final String NOWAIT = "SET STATEMENT innodb_lock_wait_timeout = 0 FOR ";
 
@@ -57,9 +59,18 @@ final class LeaseLocks implements Strategy {
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
         String owner = owner(request.ownerId());
         long backoff = MIN_BACKOFF_NANOS;
+        long lastInsert = 0;
+        boolean inserted = false;
         while (true) {
             long sentAt = System.nanoTime();
-            Long token = tryTake(shard, keyHash, request.key(), owner);
+            // The row usually exists once a key has been used: create it on the first attempt, then at most once a
+            // second (in case an operator deleted it), not on every poll.
+            boolean mayInsert = !inserted || sentAt - lastInsert >= INSERT_INTERVAL_NANOS;
+            if (mayInsert) {
+                inserted = true;
+                lastInsert = sentAt;
+            }
+            Long token = tryTake(shard, keyHash, request.key(), owner, mayInsert);
             if (token != null) {
                 return new Lease(shard, keyHash, owner, token, sentAt);
             }
@@ -78,7 +89,7 @@ final class LeaseLocks implements Strategy {
         }
     }
 
-    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner) {
+    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
         // Another session may hold the row's lock (an operator's transaction, or a client creating the same key's
         // row): on MariaDB the attempt then fails at once (lock wait timeout 0 = NOWAIT) and counts as "not granted
         // now", so tryAcquire() never waits and a waiter keeps its deadline by polling.
@@ -93,6 +104,9 @@ final class LeaseLocks implements Strategy {
                 if (ps.executeUpdate() == 1) {
                     return Fencing.generatedKey(ps);
                 }
+            }
+            if (!mayInsert) {
+                return null;
             }
             try (PreparedStatement ps = c.prepareStatement(prefix + create, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setBytes(1, keyHash);
