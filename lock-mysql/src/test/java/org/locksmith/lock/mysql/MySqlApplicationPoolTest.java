@@ -3,7 +3,6 @@ package org.locksmith.lock.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -26,7 +25,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockTimeoutException;
-import org.locksmith.lock.spi.LockUrl;
 
 /** Lock clients on a pool the application owns ({@link MySqlLocks#using}): its settings are not ours. */
 class MySqlApplicationPoolTest {
@@ -40,15 +38,9 @@ class MySqlApplicationPoolTest {
 
     /** A pool as an application configures it: the server's default isolation (REPEATABLE READ). */
     static HikariDataSource hikari(int size) {
-        LockUrl u = LockUrl.parse(BASE_URL);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(MySqlTestServer.jdbcUrl(BASE_URL));
-        config.setUsername(u.user().orElse("root"));
-        config.setPassword(u.password().orElse(""));
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(0);
-        config.setConnectionTimeout(5000);
-        return new HikariDataSource(config);
+        HikariDataSource pool = MySqlTestServer.applicationPool(size);
+        pool.setConnectionTimeout(5000);
+        return pool;
     }
 
     /**

@@ -3,7 +3,6 @@ package org.locksmith.lock.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +11,6 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
-import org.locksmith.lock.spi.LockUrl;
 
 /** Construction from a DataSource the application owns, and URL validation before any I/O. */
 class MySqlLocksApiTest {
@@ -25,14 +23,7 @@ class MySqlLocksApiTest {
     }
 
     private static HikariDataSource pool(int size) {
-        LockUrl u = LockUrl.parse(BASE_URL);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(MySqlTestServer.jdbcUrl(BASE_URL));
-        config.setUsername(u.user().orElse("root"));
-        config.setPassword(u.password().orElse(""));
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(0);
-        return new HikariDataSource(config);
+        return MySqlTestServer.applicationPool(size);
     }
 
     @Test

@@ -176,6 +176,22 @@ final class MySqlTestServer {
                 jdbcUrl(lockUrl), u.user().orElse("root"), u.password().orElse(""));
     }
 
+    /**
+     * A HikariCP pool on the test server as an application configures one (server default isolation, autocommit,
+     * HikariCP's defaults otherwise): for the tests of {@link MySqlLocks#using}.
+     */
+    static com.zaxxer.hikari.HikariDataSource applicationPool(int size) {
+        String base = baseUrl();
+        LockUrl u = LockUrl.parse(base);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(jdbcUrl(base));
+        config.setUsername(u.user().orElse("root"));
+        config.setPassword(u.password().orElse(""));
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        return new com.zaxxer.hikari.HikariDataSource(config);
+    }
+
     static void execute(String lockUrl, String sql) {
         try (Connection c = connect(lockUrl);
                 Statement s = c.createStatement()) {
