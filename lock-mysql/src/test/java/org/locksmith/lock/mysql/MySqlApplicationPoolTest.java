@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -86,6 +87,37 @@ class MySqlApplicationPoolTest {
                 assertThat(granted).isEqualTo(threads * rounds);
             } finally {
                 pool.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * The retry above would hide gap-lock deadlocks; the lock transaction itself must run at READ COMMITTED on a pool
+     * whose default is REPEATABLE READ (asked of InnoDB, for the session that holds the row).
+     */
+    @Test
+    void aRowLockTransactionOnARepeatableReadPoolRunsAtReadCommitted() throws Exception {
+        try (HikariDataSource ds = hikari(3);
+                LockClient client = MySqlTckSupport.client(
+                        MySqlLocks.builder().dataSource(ds).table(TABLE).buildBackend());
+                Connection admin = MySqlTestServer.connect(BASE_URL)) {
+            try (LockLease lease =
+                    client.lock("apppool:isolation:" + System.nanoTime()).acquire(Duration.ofSeconds(5))) {
+                List<Connection> held = MySqlTckSupport.backendOf(client).heldConnections();
+                assertThat(held).hasSize(1);
+                long id = held.get(0)
+                        .unwrap(com.mysql.cj.jdbc.JdbcConnection.class)
+                        .getId();
+                try (PreparedStatement ps = admin.prepareStatement(
+                        "SELECT trx_isolation_level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?")) {
+                    ps.setLong(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertThat(rs.next())
+                                .as("an open transaction holds the row")
+                                .isTrue();
+                        assertThat(rs.getString(1)).isEqualTo("READ COMMITTED");
+                    }
+                }
             }
         }
     }
