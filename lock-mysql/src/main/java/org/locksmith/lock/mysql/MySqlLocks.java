@@ -109,7 +109,8 @@ public final class MySqlLocks {
 
         /**
          * How many connections of each data source may hold or wait for locks at once. Default: a HikariCP pool's
-         * maximum size less one (kept for fencing tokens), else 9.
+         * maximum size (less one kept for fencing tokens with the {@code row} strategy), else 9. A HikariCP pool too
+         * small for one holder plus that service connection, or for this number, is rejected by {@link #build()}.
          */
         public Builder poolSize(int poolSize) {
             if (poolSize < 1) {
@@ -130,21 +131,24 @@ public final class MySqlLocks {
             if (dataSources.isEmpty()) {
                 throw new IllegalStateException("add at least one data source with dataSource(...)");
             }
-            int size = poolSize != null
-                    ? poolSize
-                    : Shards.defaultLockConnections(
-                            dataSources.values().iterator().next());
-            MySqlSettings settings =
-                    new MySqlSettings(strategy, table, createSchema, leaseTime, checkInterval, size, timeout);
             List<Shard> shards = new ArrayList<>();
+            int size = Integer.MAX_VALUE;
             for (Map.Entry<String, DataSource> e : dataSources.entrySet()) {
-                int lockConnections = poolSize != null ? poolSize : Shards.defaultLockConnections(e.getValue());
+                int lockConnections = Shards.lockConnections(e.getKey(), e.getValue(), strategy, poolSize);
+                size = Math.min(size, lockConnections);
                 shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
             }
+            MySqlSettings settings = new MySqlSettings(
+                    strategy, table, createSchema, leaseTime, checkInterval, Math.min(size, 10_000), timeout);
             return new MySqlLockBackend(settings, shards);
         }
 
-        /** A client; connects to every data source to detect the server and create the schema if allowed. */
+        /**
+         * A client; connects to every data source to detect the server and create the schema if allowed.
+         *
+         * @throws IllegalArgumentException if a HikariCP data source is too small (see {@link #poolSize})
+         * @throws org.locksmith.lock.LockBackendException if a database cannot be reached
+         */
         public LockClient build() {
             return Locks.client(buildBackend());
         }

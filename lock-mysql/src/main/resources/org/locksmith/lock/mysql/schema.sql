@@ -9,7 +9,7 @@
 -- Privileges the client needs: SELECT, INSERT, UPDATE on both tables (plus CREATE for createSchema=true); the
 -- named strategy uses GET_LOCK/RELEASE_LOCK, which need none.
 
-CREATE TABLE IF NOT EXISTS locksmith_lock (
+CREATE TABLE IF NOT EXISTS `locksmith_lock` (
   key_hash   BINARY(32)    NOT NULL COMMENT 'SHA-256 of the UTF-8 key',
   lock_key   VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL COMMENT 'the key, for operators',
   owner      VARCHAR(128)  CHARACTER SET ascii COLLATE ascii_bin NULL COMMENT 'lease strategy: owner of the current grant',
@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS locksmith_lock (
   PRIMARY KEY (key_hash)
 ) ENGINE=InnoDB;
 
-CREATE TABLE IF NOT EXISTS locksmith_lock_fence (
+CREATE TABLE IF NOT EXISTS `locksmith_lock_fence` (
   key_hash BINARY(32) NOT NULL COMMENT 'SHA-256 of the UTF-8 key',
   token    BIGINT     NOT NULL COMMENT 'last fencing token issued for the key',
   PRIMARY KEY (key_hash)

@@ -21,6 +21,7 @@ import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 
 /**
  * The MySQL-specific behaviour the TCK cannot know about, per strategy: keys that collations would merge, exact
@@ -127,14 +128,19 @@ class MySqlLockBehaviourTest {
         try (LockClient a = MySqlTckSupport.open(url(strategy, ""));
                 LockClient b = MySqlTckSupport.open(url(strategy, ""))) {
             LockLease held = a.lock(key).acquire(Duration.ofSeconds(2));
-            CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
-                try (LockLease l = b.lock(key).acquire(Duration.ofSeconds(10))) {
-                    return l.fencingToken();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            Thread.sleep(200); // let the waiter block; not a condition wait
+            CompletableFuture<Long> waiter = new CompletableFuture<>();
+            Thread waiting = new Thread(
+                    () -> {
+                        try (LockLease l = b.lock(key).acquire(Duration.ofSeconds(10))) {
+                            waiter.complete(l.fencingToken());
+                        } catch (Throwable e) {
+                            waiter.completeExceptionally(e);
+                        }
+                    },
+                    "behave-waiter");
+            waiting.setDaemon(true);
+            waiting.start();
+            awaitWaiting(strategy, b, key, waiting);
             assertThat(waiter).isNotDone();
             long t0 = System.nanoTime();
             held.release();
@@ -157,7 +163,7 @@ class MySqlLockBehaviourTest {
             t.setDaemon(true);
             t.start();
             started.await();
-            Thread.sleep(200);
+            awaitWaiting(strategy, b, key, t);
             long i0 = System.nanoTime();
             t.interrupt();
             t.join(5000);
@@ -173,14 +179,14 @@ class MySqlLockBehaviourTest {
     @EnumSource(
             value = MySqlStrategy.class,
             names = {"ROW", "NAMED"})
-    void morHoldsThanThePoolAllowsFailAtTheDeadlineNamingThePoolSize(MySqlStrategy strategy) throws Exception {
+    void moreHoldsThanThePoolAllowsTimeOutAtTheDeadline(MySqlStrategy strategy) throws Exception {
         try (LockClient a = MySqlTckSupport.open(url(strategy, "&poolSize=2"))) {
             LockLease one = a.lock(key("pool1")).acquire(Duration.ofSeconds(2));
             LockLease two = a.lock(key("pool2")).acquire(Duration.ofSeconds(2));
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> a.lock(key("pool3")).acquire(Duration.ofMillis(300)))
-                    .isInstanceOf(LockBackendException.class)
-                    .hasMessageContaining("poolSize=2");
+                    .isInstanceOf(LockTimeoutException.class);
+            assertThat(a.lock(key("pool3")).tryAcquire()).isEmpty();
             assertThat(Duration.ofNanos(System.nanoTime() - t0))
                     .isBetween(Duration.ofMillis(290), Duration.ofSeconds(2));
             // renewals (pings on the held connections) and releases do not need a pool connection
@@ -248,14 +254,19 @@ class MySqlLockBehaviourTest {
         try (LockClient b = MySqlTckSupport.open(url(strategy, ""))) {
             a.lock(key).acquire(Duration.ofSeconds(2));
             LockLease heldByB = b.lock(key + "b").acquire(Duration.ofSeconds(2));
-            CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return a.lock(key + "b").acquire(Duration.ofSeconds(30));
-                } catch (RuntimeException | InterruptedException e) {
-                    return e;
-                }
-            });
-            Thread.sleep(200);
+            CompletableFuture<Object> waiter = new CompletableFuture<>();
+            Thread waiting = new Thread(
+                    () -> {
+                        try {
+                            waiter.complete(a.lock(key + "b").acquire(Duration.ofSeconds(30)));
+                        } catch (RuntimeException | InterruptedException e) {
+                            waiter.complete(e);
+                        }
+                    },
+                    "behave-close-waiter");
+            waiting.setDaemon(true);
+            waiting.start();
+            awaitWaiting(strategy, a, key + "b", waiting);
             a.close();
             assertThat(waiter.get(3, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
             await().atMost(Duration.ofSeconds(2))
@@ -282,5 +293,39 @@ class MySqlLockBehaviourTest {
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("127.0.0.1:" + closedPort);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    /**
+     * Waits until {@code waiter} waits for {@code key}, by the server's evidence where there is some: an InnoDB lock
+     * wait on this class's row table, a {@code GET_LOCK} of the key's name in the process list; a {@code lease}
+     * waiter polls, so there it is the thread sleeping between attempts.
+     */
+    private static void awaitWaiting(MySqlStrategy strategy, LockClient client, String key, Thread waiter) {
+        String table = TABLE + "_" + strategy.urlValue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> switch (strategy) {
+            case ROW ->
+                count(
+                                "SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+                                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?",
+                                "%" + table + "%")
+                        > 0;
+            case NAMED ->
+                count(
+                                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                                "%GET_LOCK%" + MySqlTckSupport.backendOf(client).lockName(key) + "%")
+                        > 0;
+            case LEASE -> waiter.getState() == Thread.State.TIMED_WAITING;
+        });
+    }
+
+    private static long count(String sql, String pattern) throws java.sql.SQLException {
+        try (java.sql.Connection c = MySqlTestServer.connect(BASE_URL);
+                java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, pattern);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 }

@@ -3,7 +3,6 @@ package org.locksmith.lock.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +11,6 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
-import org.locksmith.lock.spi.LockUrl;
 
 /** Construction from a DataSource the application owns, and URL validation before any I/O. */
 class MySqlLocksApiTest {
@@ -25,14 +23,7 @@ class MySqlLocksApiTest {
     }
 
     private static HikariDataSource pool(int size) {
-        LockUrl u = LockUrl.parse(BASE_URL);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(MySqlTestServer.jdbcUrl(BASE_URL));
-        config.setUsername(u.user().orElse("root"));
-        config.setPassword(u.password().orElse(""));
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(0);
-        return new HikariDataSource(config);
+        return MySqlTestServer.applicationPool(size);
     }
 
     @Test
@@ -67,6 +58,26 @@ class MySqlLocksApiTest {
             try (LockClient defaults = MySqlLocks.using(ds)) {
                 assertThat(defaults.backend()).isEqualTo("mysql-row");
             }
+        }
+    }
+
+    /** Valid table names that are reserved words work, because generated SQL backquotes them. */
+    @Test
+    void tableNamesThatAreReservedWordsWork() throws Exception {
+        String db = MySqlTestServer.privateDatabaseUrl("reserved");
+        try {
+            String[][] cases = {{"row", "order"}, {"lease", "lock"}, {"named", "key"}};
+            for (String[] c : cases) {
+                try (LockClient client = MySqlTckSupport.open(db + "?strategy=" + c[0] + "&table=" + c[1])) {
+                    try (LockLease lease = client.lock("api:reserved").acquire(Duration.ofSeconds(5))) {
+                        assertThat(lease.fencingToken())
+                                .as("strategy %s, table %s", c[0], c[1])
+                                .isPositive();
+                    }
+                }
+            }
+        } finally {
+            MySqlTestServer.dropDatabase(db);
         }
     }
 

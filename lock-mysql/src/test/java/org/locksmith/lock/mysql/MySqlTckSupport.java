@@ -60,9 +60,13 @@ abstract class MySqlTckSupport extends LockTck {
 
     /** Like {@link Locks#open(String)}, remembering the backend for the fault hooks. */
     static LockClient open(String url) {
-        MySqlLockBackend backend = (MySqlLockBackend) new MySqlLockProvider().open(LockUrl.parse(url));
+        return client((MySqlLockBackend) new MySqlLockProvider().open(LockUrl.parse(url)));
+    }
+
+    /** A client on {@code backend}, remembered for the fault hooks. */
+    static LockClient client(org.locksmith.lock.spi.LockBackend backend) {
         LockClient client = Locks.client(backend);
-        BACKENDS.put(client, backend);
+        BACKENDS.put(client, (MySqlLockBackend) backend);
         return client;
     }
 
@@ -162,7 +166,9 @@ abstract class MySqlTckSupport extends LockTck {
             try (Connection c = MySqlTestServer.connect(shardUrl)) {
                 if (strategy() == MySqlStrategy.NAMED) {
                     try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
-                        ps.setString(1, KeyCodec.lockName(table(), key));
+                        ps.setString(
+                                1,
+                                KeyCodec.namedLockName(LockUrl.parse(shardUrl).path(), table(), key));
                         try (ResultSet rs = ps.executeQuery()) {
                             rs.next();
                             rs.getLong(1);

@@ -115,15 +115,46 @@ final class MySqlTestServer {
         }
     }
 
+    private static String twoShardUrl;
+
     /**
-     * The test server as two shards: its database and a second one on the same server ({@code <db>_shard2},
-     * created if missing; tests drop only their own tables in it).
+     * The test server as two shards: its database and a second one on the same server, {@code <db>_s2_<random>},
+     * created once per test JVM and dropped when it exits, so runs never share it or leave it behind.
      */
     static String twoShardUrl() {
+        LOCK.lock();
+        try {
+            if (twoShardUrl == null) {
+                String base = baseUrl();
+                String second = LockUrl.parse(base).path() + "_s2_"
+                        + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+                execute(base, "CREATE DATABASE " + second);
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(
+                                () -> execute(base, "DROP DATABASE IF EXISTS " + second),
+                                "locksmith-test-drop-shard-db"));
+                twoShardUrl = base + "," + second;
+            }
+            return twoShardUrl;
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    /**
+     * A fresh database on the test server for one test, named {@code <db>_<what>_<random>}; the caller drops it
+     * ({@link #dropDatabase}).
+     */
+    static String privateDatabaseUrl(String what) {
         String base = baseUrl();
-        String db = LockUrl.parse(base).path();
-        execute(base, "CREATE DATABASE IF NOT EXISTS " + db + "_shard2");
-        return base + "," + db + "_shard2";
+        String db = LockUrl.parse(base).path() + "_" + what + "_"
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+        execute(base, "CREATE DATABASE " + db);
+        return base.substring(0, base.lastIndexOf('/') + 1) + db;
+    }
+
+    static void dropDatabase(String lockUrl) {
+        execute(baseUrl(), "DROP DATABASE IF EXISTS " + LockUrl.parse(lockUrl).path());
     }
 
     /** A fresh table name for one test class. */
@@ -143,6 +174,22 @@ final class MySqlTestServer {
         LockUrl u = LockUrl.parse(lockUrl);
         return DriverManager.getConnection(
                 jdbcUrl(lockUrl), u.user().orElse("root"), u.password().orElse(""));
+    }
+
+    /**
+     * A HikariCP pool on the test server as an application configures one (server default isolation, autocommit,
+     * HikariCP's defaults otherwise): for the tests of {@link MySqlLocks#using}.
+     */
+    static com.zaxxer.hikari.HikariDataSource applicationPool(int size) {
+        String base = baseUrl();
+        LockUrl u = LockUrl.parse(base);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(jdbcUrl(base));
+        config.setUsername(u.user().orElse("root"));
+        config.setPassword(u.password().orElse(""));
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        return new com.zaxxer.hikari.HikariDataSource(config);
     }
 
     static void execute(String lockUrl, String sql) {

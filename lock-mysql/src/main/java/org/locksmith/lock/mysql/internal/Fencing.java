@@ -25,15 +25,25 @@ final class Fencing {
                 + " ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(GREATEST(token + 1, " + NOW_MICROS + "))";
     }
 
-    /** Issues the next token of a key whose lock the caller holds. */
+    /** Issues the next token of a key whose lock the caller holds, on a connection of its own (autocommit). */
     long next(Shard shard, byte[] keyHash) {
-        try (Connection c = shard.borrowShort();
-                PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+        try (LentSession session = shard.borrowShort()) {
+            return nextOn(session.connection, keyHash);
+        } catch (SQLException e) {
+            throw Sql.failure("could not issue a fencing token on " + shard, e);
+        }
+    }
+
+    /**
+     * Issues the next token of a key on {@code c}, an autocommit connection: the {@code named} strategy issues it on
+     * the session that holds {@code GET_LOCK}, so that a token is issued only while that session is alive and holds
+     * the lock (a session killed before it fails the statement).
+     */
+    long nextOn(Connection c, byte[] keyHash) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
             ps.setBytes(1, keyHash);
             ps.executeUpdate();
             return generatedKey(ps);
-        } catch (SQLException e) {
-            throw Sql.failure("could not issue a fencing token on " + shard, e);
         }
     }
 

@@ -23,11 +23,20 @@ public final class KeyCodec {
     }
 
     /**
+     * The {@code GET_LOCK} name of {@code key} for lock table {@code table} in database {@code database}. Lock names
+     * are server-wide, not per database, so the database is part of the name: two applications using different
+     * databases (or different tables) of one server never share a name.
+     */
+    public static String namedLockName(String database, String table, String key) {
+        return lockName(database + '\0' + table, key);
+    }
+
+    /**
      * The {@code GET_LOCK} name of {@code key} in {@code namespace}: {@code "ls_"} + lower-case base32 of
      * SHA-256(namespace NUL key), 55 characters. It fits MySQL's 64-character limit, and lower-case base32 survives
      * MySQL's case-insensitive comparison of lock names; two keys share a name only if SHA-256 collides.
      */
-    public static String lockName(String namespace, String key) {
+    static String lockName(String namespace, String key) {
         byte[] hash = sha256(namespace + '\0' + key);
         StringBuilder s = new StringBuilder(55).append("ls_");
         int buffer = 0;

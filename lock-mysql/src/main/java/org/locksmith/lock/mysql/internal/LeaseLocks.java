@@ -26,6 +26,10 @@ import org.locksmith.lock.spi.BackendLease;
 final class LeaseLocks implements Strategy {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
+    /** How often a waiter re-tries creating the key's row. */
+    private static final long INSERT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** MariaDB: the statement fails at once (error 1205) instead of waiting for a row lock another session holds. */
+    private static final String NOWAIT = "SET STATEMENT innodb_lock_wait_timeout = 0 FOR ";
 
     private final MySqlLockBackend backend;
     private final String table;
@@ -55,9 +59,18 @@ final class LeaseLocks implements Strategy {
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
         String owner = owner(request.ownerId());
         long backoff = MIN_BACKOFF_NANOS;
+        long lastInsert = 0;
+        boolean inserted = false;
         while (true) {
             long sentAt = System.nanoTime();
-            Long token = tryTake(shard, keyHash, request.key(), owner);
+            // The row usually exists once a key has been used: create it on the first attempt, then at most once a
+            // second (in case an operator deleted it), not on every poll.
+            boolean mayInsert = !inserted || sentAt - lastInsert >= INSERT_INTERVAL_NANOS;
+            if (mayInsert) {
+                inserted = true;
+                lastInsert = sentAt;
+            }
+            Long token = tryTake(shard, keyHash, request.key(), owner, mayInsert);
             if (token != null) {
                 return new Lease(shard, keyHash, owner, token, sentAt);
             }
@@ -76,10 +89,15 @@ final class LeaseLocks implements Strategy {
         }
     }
 
-    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner) {
-        try (Connection c = shard.borrowShort()) {
+    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
+        // Another session may hold the row's lock (an operator's transaction, or a client creating the same key's
+        // row): on MariaDB the attempt then fails at once (lock wait timeout 0 = NOWAIT) and counts as "not granted
+        // now", so tryAcquire() never waits and a waiter keeps its deadline by polling.
+        String prefix = shard.isMariaDb() ? NOWAIT : "";
+        try (LentSession session = shard.borrowShort()) {
+            Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-            try (PreparedStatement ps = c.prepareStatement(take, Statement.RETURN_GENERATED_KEYS)) {
+            try (PreparedStatement ps = c.prepareStatement(prefix + take, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setString(1, owner);
                 ps.setLong(2, leaseMicros);
                 ps.setBytes(3, keyHash);
@@ -87,7 +105,10 @@ final class LeaseLocks implements Strategy {
                     return Fencing.generatedKey(ps);
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(create, Statement.RETURN_GENERATED_KEYS)) {
+            if (!mayInsert) {
+                return null;
+            }
+            try (PreparedStatement ps = c.prepareStatement(prefix + create, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setBytes(1, keyHash);
                 ps.setString(2, key);
                 ps.setString(3, owner);
@@ -98,6 +119,9 @@ final class LeaseLocks implements Strategy {
             }
             return null;
         } catch (SQLException e) {
+            if (Sql.isLockNotGranted(e) || e.getErrorCode() == Sql.DEADLOCK) {
+                return null;
+            }
             throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
         }
     }
@@ -110,7 +134,8 @@ final class LeaseLocks implements Strategy {
         appendMarks(sql, leases.size()).append(") AND owner IN (");
         // Owner ids are unique per grant, so (key IN keys AND owner IN owners) matches exactly our rows.
         appendMarks(sql, leases.size()).append(") AND expires_at > UTC_TIMESTAMP(6)");
-        try (Connection c = shard.borrowShort()) {
+        try (LentSession session = shard.borrowShort()) {
+            Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
             int renewed;
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
@@ -229,7 +254,8 @@ final class LeaseLocks implements Strategy {
 
         @Override
         public boolean release() {
-            try (Connection c = shard.borrowShort()) {
+            try (LentSession session = shard.borrowShort()) {
+                Connection c = session.connection;
                 c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
                 try (PreparedStatement ps = c.prepareStatement(release)) {
                     ps.setBytes(1, keyHash);

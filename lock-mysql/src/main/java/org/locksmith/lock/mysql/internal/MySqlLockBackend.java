@@ -42,10 +42,10 @@ public final class MySqlLockBackend implements LockBackend {
         }
         this.settings = settings;
         this.router = new ShardRouter(shards);
-        Fencing fencing = new Fencing(settings.fenceTable());
+        Fencing fencing = new Fencing(settings.quotedFenceTable());
         switch (settings.strategy()) {
             case ROW -> {
-                strategy = new RowLocks(this, settings.table(), fencing);
+                strategy = new RowLocks(this, settings.quotedTable(), fencing);
                 leaseLocks = null;
                 namedLocks = null;
                 features = EnumSet.of(
@@ -59,7 +59,7 @@ public final class MySqlLockBackend implements LockBackend {
             case LEASE -> {
                 leaseLocks = new LeaseLocks(
                         this,
-                        settings.table(),
+                        settings.quotedTable(),
                         TimeUnit.NANOSECONDS.toMicros(settings.leaseTime().toNanos()));
                 strategy = leaseLocks;
                 namedLocks = null;
@@ -128,7 +128,21 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         byte[] keyHash = KeyCodec.sha256(request.key());
-        return strategy.acquire(router.shardFor(keyHash), keyHash, request);
+        Shard shard = router.shardFor(keyHash);
+        while (true) {
+            try {
+                return strategy.acquire(shard, keyHash, request);
+            } catch (SessionLostException e) {
+                // Not granted after all (the session died mid-grant; its connection was discarded): try again on a
+                // fresh connection while the deadline allows.
+                if (request.isTry()) {
+                    throw e;
+                }
+                if (request.isCancelled() || request.remainingNanos() <= 0) {
+                    return null;
+                }
+            }
+        }
     }
 
     @Override
@@ -199,7 +213,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     /** The {@code GET_LOCK} name of {@code key} ({@code named} strategy). */
     public String lockName(String key) {
-        return KeyCodec.lockName(settings.table(), key);
+        return KeyCodec.namedLockName(shardFor(key).database(), settings.table(), key);
     }
 
     @Override

@@ -86,4 +86,17 @@ public record MySqlSettings(
     public String fenceTable() {
         return table + "_fence";
     }
+
+    /**
+     * The lock table as it goes into SQL text: backquoted, so a valid name that is also a reserved word ({@code
+     * order}, {@code lock}) still works. The name is validated and cannot contain a backquote.
+     */
+    String quotedTable() {
+        return "`" + table + "`";
+    }
+
+    /** The fence table as it goes into SQL text, backquoted. */
+    String quotedFenceTable() {
+        return "`" + fenceTable() + "`";
+    }
 }

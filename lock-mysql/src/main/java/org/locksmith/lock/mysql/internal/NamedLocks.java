@@ -11,7 +11,7 @@ import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The {@code named} strategy: {@code GET_LOCK} on a connection lent to the lease; the server queues waiters and
- * frees the lock when the session ends. Names are {@link KeyCodec#lockName} of the key (55 characters). The
+ * frees the lock when the session ends. Names are {@link KeyCodec#namedLockName} of the shard's database, the table and the key (55 characters). The
  * timeout is passed in fractional seconds (MariaDB honours them), and the wait is also cancelled at the deadline
  * for servers that round it.
  */
@@ -20,25 +20,25 @@ final class NamedLocks implements Strategy {
 
     private final MySqlLockBackend backend;
     private final Fencing fencing;
-    private final String namespace;
+    private final String table;
 
-    NamedLocks(MySqlLockBackend backend, String namespace, Fencing fencing) {
+    NamedLocks(MySqlLockBackend backend, String table, Fencing fencing) {
         this.backend = backend;
-        this.namespace = namespace;
+        this.table = table;
         this.fencing = fencing;
     }
 
-    String lockName(String key) {
-        return KeyCodec.lockName(namespace, key);
+    String lockName(Shard shard, String key) {
+        return KeyCodec.namedLockName(shard.database(), table, key);
     }
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, false);
+        Connection c = shard.borrowForLock(request, false, backend.cancelExecutor(), backend.timeoutNanos());
         if (c == null) {
             return null;
         }
-        String name = lockName(request.key());
+        String name = lockName(shard, request.key());
         BackendLease granted = null;
         boolean maybeHeld = false;
         Canceller canceller = new Canceller(request, backend.cancelExecutor());
@@ -75,10 +75,20 @@ final class NamedLocks implements Strategy {
                     canceller.end();
                 }
                 if (result != null && result == 1) {
-                    long token = fencing.next(shard, keyHash);
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-                    granted = new NamedLease(backend, shard, c, name, token, sentAt);
-                    backend.remember((SessionLease) granted);
+                    long token;
+                    try {
+                        token = fencing.nextOn(c, keyHash);
+                    } catch (SQLException e) {
+                        if (Sql.isSessionGone(e) || c.isClosed()) {
+                            throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
+                                    + " ended before its fencing token was issued: " + e.getMessage());
+                        }
+                        throw e;
+                    }
+                    NamedLease lease = new NamedLease(backend, shard, c, name, token, sentAt);
+                    granted = lease;
+                    backend.remember(lease);
                     return granted;
                 }
                 maybeHeld = false;
@@ -105,7 +115,7 @@ final class NamedLocks implements Strategy {
     /** Returns a connection whose GET_LOCK did not lead to a grant; releases the name first if it might be held. */
     private static void giveBack(Shard shard, Connection c, String name, boolean maybeHeld) {
         if (!maybeHeld) {
-            shard.giveBack(c, false);
+            shard.giveBack(c);
             return;
         }
         try (PreparedStatement ps = c.prepareStatement("DO RELEASE_LOCK(?)")) {
@@ -115,7 +125,7 @@ final class NamedLocks implements Strategy {
             shard.discard(c); // cannot prove the name is free on this session: never lend the session again
             return;
         }
-        shard.giveBack(c, false);
+        shard.giveBack(c);
     }
 
     private static BigDecimal waitSeconds(long remainingNanos, boolean fractional) {
@@ -138,6 +148,17 @@ final class NamedLocks implements Strategy {
             this.name = name;
         }
 
+        /** The server's own record of who holds the name: this session, if it is alive and still holds it. */
+        @Override
+        boolean stillHeld() throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT IS_USED_LOCK(?) = CONNECTION_ID()")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
+        }
+
         @Override
         boolean releaseInSession() throws SQLException {
             try (PreparedStatement ps = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
@@ -147,11 +168,6 @@ final class NamedLocks implements Strategy {
                     return rs.getInt(1) == 1;
                 }
             }
-        }
-
-        @Override
-        boolean manualCommit() {
-            return false;
         }
     }
 }

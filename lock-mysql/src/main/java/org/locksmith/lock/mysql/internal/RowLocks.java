@@ -4,8 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
@@ -39,7 +39,7 @@ final class RowLocks implements Strategy {
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, true);
+        Connection c = shard.borrowForLock(request, true, backend.cancelExecutor(), backend.timeoutNanos());
         if (c == null) {
             return null;
         }
@@ -63,13 +63,21 @@ final class RowLocks implements Strategy {
                 if (found) {
                     long token = fencing.next(shard, keyHash);
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-                    granted = new RowLease(backend, shard, c, token, sentAt);
-                    backend.remember((SessionLease) granted);
+                    RowLease lease = new RowLease(backend, shard, c, keyHash, token, sentAt);
+                    // The token was issued on another connection: prove this session still holds the row, or a
+                    // session killed before the token was issued would be granted a token above its successor's.
+                    if (!stillHeld(lease, c)) {
+                        throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
+                                + " ended before its fencing token was issued");
+                    }
+                    granted = lease;
+                    backend.remember(lease);
                     return granted;
                 }
                 if (created) {
-                    throw new IllegalStateException("the lock row of key '" + request.key() + "' vanished from " + shard
-                            + " right after it was created; is another process deleting rows?");
+                    throw new LockBackendException("The lock row of key '" + request.key() + "' is missing from "
+                            + shard + " right after it was created: is another process deleting rows of the lock"
+                            + " table, or is it not a plain InnoDB table?");
                 }
                 // First use of this key: create its row committed (race-free through the primary key), then lock
                 // it like any other. INSERT IGNORE may wait only if another client created and locked it meanwhile.
@@ -90,6 +98,14 @@ final class RowLocks implements Strategy {
                 } catch (SQLException e) {
                     if (Sql.isCancelled(e) || Sql.isLockNotGranted(e) || request.isCancelled()) {
                         return null;
+                    }
+                    if (e.getErrorCode() == Sql.DEADLOCK) {
+                        // The server rolled the transaction back; inserting again is safe, within the deadline.
+                        c.rollback();
+                        if (request.isTry() || request.remainingNanos() <= 0) {
+                            return null;
+                        }
+                        continue;
                     }
                     throw e;
                 }
@@ -118,9 +134,7 @@ final class RowLocks implements Strategy {
             sql = lockWaitPrefix + waitSeconds;
         } else {
             // MySQL has NOWAIT but no WAIT n: bound the wait through the session's lock wait timeout.
-            try (Statement s = c.createStatement()) {
-                s.execute("SET SESSION innodb_lock_wait_timeout = " + waitSeconds);
-            }
+            shard.setLockWaitTimeout(c, waitSeconds);
             sql = lockPlain;
         }
         c.setNetworkTimeout(
@@ -165,23 +179,56 @@ final class RowLocks implements Strategy {
             shard.discard(c);
             return;
         }
-        shard.giveBack(c, true);
+        shard.giveBack(c);
+    }
+
+    /**
+     * Whether the session survived until its token was issued. Only a session that ended counts as not held (the
+     * caller tries again, and a store that is down then fails the next borrow); other failures are the store's.
+     */
+    private static boolean stillHeld(RowLease lease, Connection c) throws SQLException {
+        try {
+            return lease.stillHeld();
+        } catch (SQLException e) {
+            if (Sql.isSessionGone(e) || c.isClosed()) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /** A row lock: release is COMMIT, which wakes the next waiter in InnoDB's queue. */
-    static final class RowLease extends SessionLease {
-        RowLease(MySqlLockBackend backend, Shard shard, Connection c, long token, long confirmedAtNanos) {
+    final class RowLease extends SessionLease {
+        private final byte[] keyHash;
+
+        RowLease(
+                MySqlLockBackend backend,
+                Shard shard,
+                Connection c,
+                byte[] keyHash,
+                long token,
+                long confirmedAtNanos) {
             super(backend, shard, c, token, confirmedAtNanos);
+            this.keyHash = keyHash;
+        }
+
+        /**
+         * Locks the row again in the holding transaction: it answers at once, and only if the session is alive, its
+         * transaction still open and the row still there (a ping would prove the first only).
+         */
+        @Override
+        boolean stillHeld() throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement(lockNowait)) {
+                ps.setBytes(1, keyHash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
         }
 
         @Override
         boolean releaseInSession() throws SQLException {
             connection.commit();
-            return true;
-        }
-
-        @Override
-        boolean manualCommit() {
             return true;
         }
     }

@@ -17,7 +17,7 @@ public final class Schema {
     public static List<String> ddl(String table) {
         MySqlSettings.validateTable(table);
         return List.of(
-                "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                "CREATE TABLE IF NOT EXISTS `" + table + "` (\n"
                         + "  key_hash   BINARY(32)    NOT NULL COMMENT 'SHA-256 of the UTF-8 key',\n"
                         + "  lock_key   VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL"
                         + " COMMENT 'the key, for operators',\n"
@@ -29,7 +29,7 @@ public final class Schema {
                         + " COMMENT 'lease strategy: fencing token of the current grant',\n"
                         + "  PRIMARY KEY (key_hash)\n"
                         + ") ENGINE=InnoDB",
-                "CREATE TABLE IF NOT EXISTS " + table + "_fence (\n"
+                "CREATE TABLE IF NOT EXISTS `" + table + "_fence` (\n"
                         + "  key_hash BINARY(32) NOT NULL COMMENT 'SHA-256 of the UTF-8 key',\n"
                         + "  token    BIGINT     NOT NULL COMMENT 'last fencing token issued for the key',\n"
                         + "  PRIMARY KEY (key_hash)\n"

@@ -2,7 +2,6 @@ package org.locksmith.lock.mysql.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.spi.BackendLease;
 
 /**
@@ -17,7 +16,6 @@ abstract class SessionLease implements BackendLease {
     final Connection connection;
     private final long token;
     private final long confirmedAtNanos;
-    private final int pingSeconds;
 
     SessionLease(MySqlLockBackend backend, Shard shard, Connection connection, long token, long confirmedAtNanos) {
         this.backend = backend;
@@ -25,7 +23,6 @@ abstract class SessionLease implements BackendLease {
         this.connection = connection;
         this.token = token;
         this.confirmedAtNanos = confirmedAtNanos;
-        this.pingSeconds = (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(backend.timeoutNanos()));
     }
 
     @Override
@@ -38,14 +35,21 @@ abstract class SessionLease implements BackendLease {
         return confirmedAtNanos;
     }
 
+    /**
+     * Proves on the held connection itself that its session is alive and still holds the lock (a statement that
+     * reaches the server, not {@link Connection#isValid}, which some pools and drivers answer from local state).
+     */
     @Override
     public boolean renew() {
         try {
-            return connection.isValid(pingSeconds);
+            return stillHeld();
         } catch (SQLException e) {
             return false;
         }
     }
+
+    /** Whether the server still holds the lock for this session; a round trip on {@link #connection}. */
+    abstract boolean stillHeld() throws SQLException;
 
     @Override
     public boolean release() {
@@ -59,7 +63,7 @@ abstract class SessionLease implements BackendLease {
             return false;
         }
         if (released) {
-            shard.giveBack(connection, manualCommit());
+            shard.giveBack(connection);
         } else {
             shard.discard(connection);
         }
@@ -67,8 +71,6 @@ abstract class SessionLease implements BackendLease {
     }
 
     abstract boolean releaseInSession() throws SQLException;
-
-    abstract boolean manualCommit();
 
     /** The connection holding the lock; for tests that kill its session. */
     Connection connection() {

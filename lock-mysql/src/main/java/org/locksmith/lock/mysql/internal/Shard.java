@@ -6,8 +6,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -18,19 +25,24 @@ import org.locksmith.lock.spi.AcquireRequest;
  * short autocommit statements (fencing tokens, lease statements), so those never starve behind waiters.
  */
 public final class Shard implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Shard.class.getName());
+
     private final String name;
     private final DataSource lockSource;
     private final DataSource shortSource;
-    private final boolean lockSourceAutoCommit;
+    private final boolean external;
     private final int poolSize;
     private final Semaphore lockPermits;
     private final List<HikariDataSource> owned;
+    private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     private volatile Boolean mariaDb;
+    private volatile String database;
 
     /**
      * @param name a stable name (host:port/db) used for rendezvous hashing and in messages
      * @param lockSource connections that hold or wait for locks
-     * @param lockSourceAutoCommit whether {@code lockSource} hands out autocommit connections
+     * @param external whether the pools belong to the application: lent connections are switched to what a lock
+     *     needs and their settings put back on return (the backend's own pools are configured for their use)
      * @param shortSource connections for single autocommit statements (may be {@code lockSource})
      * @param poolSize how many connections {@code lockSource} may lend for locks at once
      * @param owned pools this shard created and closes
@@ -38,13 +50,13 @@ public final class Shard implements AutoCloseable {
     public Shard(
             String name,
             DataSource lockSource,
-            boolean lockSourceAutoCommit,
+            boolean external,
             DataSource shortSource,
             int poolSize,
             List<HikariDataSource> owned) {
         this.name = name;
         this.lockSource = lockSource;
-        this.lockSourceAutoCommit = lockSourceAutoCommit;
+        this.external = external;
         this.shortSource = shortSource;
         this.poolSize = poolSize;
         this.lockPermits = new Semaphore(poolSize);
@@ -53,6 +65,15 @@ public final class Shard implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The database the shard's connections use (its lock table's schema), known once initialised. */
+    String database() {
+        String db = database;
+        if (db == null) {
+            throw new IllegalStateException("shard " + name + " not initialised");
+        }
+        return db;
     }
 
     boolean isMariaDb() {
@@ -67,9 +88,11 @@ public final class Shard implements AutoCloseable {
     void initialise(String table, boolean createSchema) {
         try (Connection c = shortSource.getConnection()) {
             try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+                    ResultSet rs = s.executeQuery("SELECT VERSION(), DATABASE()")) {
                 rs.next();
                 mariaDb = rs.getString(1).toLowerCase(java.util.Locale.ROOT).contains("mariadb");
+                String db = rs.getString(2);
+                database = db == null ? "" : db;
             }
             if (createSchema) {
                 Schema.create(c, table);
@@ -80,23 +103,24 @@ public final class Shard implements AutoCloseable {
     }
 
     /**
-     * Borrows a connection for a lock, waiting for a free one until the request's deadline.
+     * Borrows a connection for a lock, waiting for a free one no longer than the request's deadline.
      *
-     * @return a connection in manual-commit mode (for {@code manualCommit}), or null if the request was cancelled
-     * @throws LockBackendException if every connection stayed busy until the deadline, naming the pool size
+     * @param executor runs the borrow from an application's pool, which may block past the deadline
+     * @return a connection in manual-commit mode at READ COMMITTED (for {@code manualCommit}) or autocommit, or null
+     *     if the deadline passed (all {@code poolSize} connections in use: the core reports a timeout) or the request
+     *     was cancelled
+     * @throws LockBackendException if the data source could not give a connection within the backend's timeout
      */
-    Connection borrowForLock(AcquireRequest request, boolean manualCommit) throws InterruptedException {
+    Connection borrowForLock(AcquireRequest request, boolean manualCommit, Executor executor, long timeoutNanos)
+            throws InterruptedException {
         if (!lockPermits.tryAcquire()) {
             while (true) {
-                if (request.isCancelled() && !request.isTry()) {
+                long wait = request.isTry() ? 0 : Math.min(request.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(50));
+                if (wait <= 0 || (!request.isTry() && request.isCancelled())) {
                     if (request.remainingNanos() <= 0) {
-                        throw poolExhausted();
+                        LOG.log(System.Logger.Level.WARNING, poolExhausted());
                     }
                     return null;
-                }
-                long wait = request.isTry() ? 0 : Math.min(request.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(50));
-                if (wait <= 0) {
-                    throw poolExhausted();
                 }
                 if (lockPermits.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
                     break;
@@ -105,45 +129,125 @@ public final class Shard implements AutoCloseable {
         }
         Connection c = null;
         try {
-            c = lockSource.getConnection();
-            if (manualCommit == lockSourceAutoCommit) {
-                c.setAutoCommit(!manualCommit);
+            c = external ? borrowWithin(request, executor, timeoutNanos) : lockSource.getConnection();
+            if (c == null) {
+                lockPermits.release();
+                return null;
+            }
+            if (external) {
+                lent.put(c, LentSession.prepare(c, manualCommit));
             }
             return c;
         } catch (SQLException e) {
             lockPermits.release();
             Sql.closeQuietly(c);
             throw Sql.failure("could not borrow a connection from " + name, e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InterruptedException e) {
             lockPermits.release();
             Sql.closeQuietly(c);
             throw e;
         }
     }
 
-    private LockBackendException poolExhausted() {
-        return new LockBackendException("No connection to " + name + " became free before the deadline: all "
-                + poolSize + " connections of the lock pool (poolSize=" + poolSize
-                + ") hold or wait for locks. Each lock held or waited for uses one connection for its whole"
-                + " duration: raise poolSize above the number of locks this client holds and waits for at once");
+    /**
+     * Borrows from an application's pool, whose own wait (HikariCP's connectionTimeout, 30 s by default) knows
+     * nothing of the caller's deadline: the borrow runs on {@code executor} and is abandoned at the deadline (null)
+     * or after the backend's timeout (failure); a connection that arrives after that goes straight back.
+     */
+    private Connection borrowWithin(AcquireRequest request, Executor executor, long timeoutNanos)
+            throws SQLException, InterruptedException {
+        CompletableFuture<Connection> borrowed = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                Connection c = lockSource.getConnection();
+                if (!borrowed.complete(c)) {
+                    Sql.closeQuietly(c); // abandoned: return it to the pool
+                }
+            } catch (Throwable e) {
+                borrowed.completeExceptionally(e);
+            }
+        });
+        request.onCancel(() -> borrowed.cancel(false));
+        long deadlineWait = request.isTry() ? Long.MAX_VALUE : request.remainingNanos();
+        long wait = Math.min(deadlineWait, timeoutNanos);
+        try {
+            return borrowed.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (borrowed.cancel(false)) {
+                if (deadlineWait <= timeoutNanos) {
+                    return null; // the caller's deadline: a timeout, not a failure
+                }
+                throw new SQLException(
+                        "no connection within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                                + " ms (timeoutMs): the data source is exhausted or the server unreachable",
+                        "08001",
+                        e);
+            }
+            return borrowed.join();
+        } catch (CancellationException e) {
+            return null;
+        } catch (InterruptedException e) {
+            if (!borrowed.cancel(false)) {
+                Sql.closeQuietly(borrowed.getNow(null));
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new SQLException("could not borrow a connection: " + e.getCause(), "08001", e.getCause());
+        }
     }
 
-    /** Returns a lock connection to its pool (restoring autocommit if the pool expects it) and frees its permit. */
-    void giveBack(Connection c, boolean manualCommit) {
+    private String poolExhausted() {
+        return "No connection to " + name + " became free before the deadline: all " + poolSize
+                + " connections of the lock pool (poolSize=" + poolSize + ") hold or wait for locks. Each lock held or"
+                + " waited for uses one connection for its whole duration: raise poolSize above the number of locks"
+                + " this client holds and waits for at once";
+    }
+
+    /**
+     * Returns a lock connection to its pool with the session settings it was lent with (an application's pool may
+     * not reset them), and frees its permit.
+     */
+    void giveBack(Connection c) {
+        LentSession session = lent.remove(c);
         try {
-            if (manualCommit == lockSourceAutoCommit && !c.isClosed()) {
-                c.setAutoCommit(lockSourceAutoCommit);
+            if (session != null && !c.isClosed()) {
+                session.restore();
             }
         } catch (SQLException e) {
-            // The connection is broken: closing it below is all that is left to do.
-        } finally {
-            Sql.closeQuietly(c);
+            // The connection is broken: the pool must not lend it again.
+            abort(c);
             lockPermits.release();
+            return;
+        }
+        Sql.closeQuietly(c);
+        lockPermits.release();
+    }
+
+    /**
+     * Sets the session's {@code innodb_lock_wait_timeout} (MySQL, which has no per-statement form); the value the
+     * connection was lent with is put back by {@link #giveBack}.
+     */
+    void setLockWaitTimeout(Connection c, long seconds) throws SQLException {
+        LentSession session = lent.get(c);
+        if (session != null) {
+            session.rememberLockWaitTimeout();
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = " + seconds);
         }
     }
 
     /** Closes a lock connection that may still hold server-side state, so the pool never lends it again. */
     void discard(Connection c) {
+        lent.remove(c);
+        abort(c);
+        lockPermits.release();
+    }
+
+    private void abort(Connection c) {
         try {
             if (lockSource instanceof HikariDataSource hikari) {
                 hikari.evictConnection(c);
@@ -152,20 +256,17 @@ public final class Shard implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             Sql.closeQuietly(c);
-        } finally {
-            lockPermits.release();
         }
     }
 
-    /** A connection for one short autocommit statement. */
-    Connection borrowShort() {
+    /** A connection for short autocommit statements; closing the session restores its settings and returns it. */
+    LentSession borrowShort() {
+        Connection c = null;
         try {
-            Connection c = shortSource.getConnection();
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
-            }
-            return c;
+            c = shortSource.getConnection();
+            return LentSession.prepare(c, false);
         } catch (SQLException e) {
+            Sql.closeQuietly(c);
             throw Sql.failure("could not borrow a connection from " + name, e);
         }
     }

@@ -23,8 +23,8 @@ public final class Shards {
 
     /**
      * Pools for one database. Session-bound strategies get a lock pool of {@code poolSize} (manual commit and READ
-     * COMMITTED for {@code row}, so no round trip switches modes) and a small separate autocommit pool for fencing
-     * tokens; {@code lease} needs only one autocommit pool.
+     * COMMITTED for {@code row}, so no round trip switches modes); {@code row} also a small separate autocommit pool
+     * for fencing tokens (written outside the lock transaction); {@code lease} needs only one autocommit pool.
      */
     public static Shard pooled(Target target, String user, String password, MySqlSettings settings) {
         String jdbcUrl = "jdbc:mysql://" + (target.host().contains(":") ? "[" + target.host() + "]" : target.host())
@@ -34,14 +34,18 @@ public final class Shards {
             if (settings.strategy() == MySqlStrategy.LEASE) {
                 HikariDataSource pool = pool(jdbcUrl, user, password, settings, settings.poolSize(), true, "lease");
                 owned.add(pool);
-                return new Shard(target.name(), pool, true, pool, settings.poolSize(), owned);
+                return new Shard(target.name(), pool, false, pool, settings.poolSize(), owned);
             }
             boolean row = settings.strategy() == MySqlStrategy.ROW;
             HikariDataSource locks = pool(jdbcUrl, user, password, settings, settings.poolSize(), !row, "lock");
             owned.add(locks);
+            if (!row) {
+                // named issues fencing tokens on the holding session: no service pool
+                return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned);
+            }
             HikariDataSource fence = pool(jdbcUrl, user, password, settings, 2, true, "fence");
             owned.add(fence);
-            return new Shard(target.name(), locks, !row, fence, settings.poolSize(), owned);
+            return new Shard(target.name(), locks, false, fence, settings.poolSize(), owned);
         } catch (RuntimeException e) {
             owned.forEach(HikariDataSource::close);
             throw e;
@@ -83,20 +87,43 @@ public final class Shards {
     }
 
     /**
-     * A shard over a data source the application owns (not closed by the backend). Connections are assumed to be
-     * lent in autocommit mode (every pool's default); the backend switches lock connections to manual commit and
-     * back. {@code lockConnections} of them at most are lent for locks at once, so that the remaining ones serve
+     * A shard over a data source the application owns (not closed by the backend). Lock connections are switched to
+     * manual commit at READ COMMITTED ({@code row}) or autocommit, and every setting changed is put back before a
+     * connection returns to the application's pool. {@code lockConnections} of them at most are lent for locks at once, so that the remaining ones serve
      * fencing tokens.
      */
     public static Shard external(String name, DataSource dataSource, int lockConnections) {
         return new Shard(name, dataSource, true, dataSource, lockConnections, List.of());
     }
 
-    /** The default lock-connection budget of a user data source: a HikariCP pool's size less one, else 9. */
-    public static int defaultLockConnections(DataSource dataSource) {
+    /**
+     * How many connections of an application's data source may be lent to locks at once: {@code requested} if
+     * given, else a HikariCP pool's maximum size less the service connections, else 9. The {@code row} strategy
+     * needs one service connection beside its holders (fencing tokens are written outside the lock transaction);
+     * {@code named} issues tokens on the holding session and {@code lease} holds no connection.
+     *
+     * @throws IllegalArgumentException if a HikariCP pool is too small for one holder plus the service connections,
+     *     or for the requested number
+     */
+    public static int lockConnections(String name, DataSource dataSource, MySqlStrategy strategy, Integer requested) {
+        int service = strategy == MySqlStrategy.ROW ? 1 : 0;
         if (dataSource instanceof HikariDataSource hikari) {
-            return Math.max(1, hikari.getMaximumPoolSize() - 1);
+            int max = hikari.getMaximumPoolSize();
+            int available = max - service;
+            if (available < 1) {
+                throw new IllegalArgumentException("Data source '" + name + "' (HikariCP pool " + hikari.getPoolName()
+                        + ") has maximumPoolSize=" + max + ", too small for the " + strategy.urlValue()
+                        + " strategy: it needs one connection per lock held or waited for plus " + service
+                        + " for fencing tokens; use maximumPoolSize >= " + (1 + service));
+            }
+            if (requested != null && requested > available) {
+                throw new IllegalArgumentException("poolSize(" + requested + ") for data source '" + name
+                        + "' exceeds what its HikariCP pool can lend to locks: maximumPoolSize=" + max
+                        + (service > 0 ? " less " + service + " for fencing tokens" : "") + " = " + available
+                        + "; lower poolSize or raise maximumPoolSize");
+            }
+            return requested != null ? requested : available;
         }
-        return MySqlSettings.DEFAULT_POOL_SIZE - 1;
+        return requested != null ? requested : MySqlSettings.DEFAULT_POOL_SIZE - 1;
     }
 }

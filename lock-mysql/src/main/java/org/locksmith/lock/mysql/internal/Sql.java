@@ -21,6 +21,20 @@ final class Sql {
         return code == LOCK_WAIT_TIMEOUT || code == LOCK_NOWAIT;
     }
 
+    /**
+     * Whether the session itself ended (killed, connection lost): SQLSTATE class 08, ER_CONNECTION_KILLED (1927,
+     * MariaDB), ER_SERVER_SHUTDOWN (1053), CR_SERVER_GONE_ERROR (2006), CR_SERVER_LOST (2013).
+     */
+    static boolean isSessionGone(SQLException e) {
+        String state = e.getSQLState();
+        int code = e.getErrorCode();
+        return (state != null && state.startsWith("08"))
+                || code == 1927
+                || code == 1053
+                || code == 2006
+                || code == 2013;
+    }
+
     static boolean isCancelled(SQLException e) {
         // 70100: the SQL standard's "operation cancelled"; S1008: what mysql-connector-j reports for cancel().
         return e.getErrorCode() == QUERY_INTERRUPTED

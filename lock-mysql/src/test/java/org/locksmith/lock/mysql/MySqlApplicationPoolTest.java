@@ -1,0 +1,257 @@
+package org.locksmith.lock.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockTimeoutException;
+
+/** Lock clients on a pool the application owns ({@link MySqlLocks#using}): its settings are not ours. */
+class MySqlApplicationPoolTest {
+    private static final String BASE_URL = MySqlTestServer.baseUrl();
+    private static final String TABLE = MySqlTestServer.uniqueTable("apppool");
+
+    @AfterAll
+    static void dropTable() {
+        MySqlTestServer.dropTables(BASE_URL, TABLE);
+    }
+
+    /** A pool as an application configures it: the server's default isolation (REPEATABLE READ). */
+    static HikariDataSource hikari(int size) {
+        HikariDataSource pool = MySqlTestServer.applicationPool(size);
+        pool.setConnectionTimeout(5000);
+        return pool;
+    }
+
+    /**
+     * Concurrent first acquires of distinct new keys: under REPEATABLE READ the locking read of a missing row takes
+     * a gap lock, and two such transactions inserting into the same gap deadlock (error 1213). Lock transactions
+     * must run at READ COMMITTED, and a deadlock in the insert-then-lock step must be retried, not surfaced.
+     */
+    @Test
+    void concurrentFirstAcquiresOfNewKeysOnARepeatableReadPoolNeverFail() throws Exception {
+        int threads = 8;
+        int rounds = 25;
+        try (HikariDataSource ds = hikari(threads + 2);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(ds)
+                        .table(TABLE)
+                        .poolSize(threads)
+                        .build()) {
+            String prefix = "apppool:" + System.nanoTime() + ":";
+            Queue<String> failures = new ConcurrentLinkedQueue<>();
+            CyclicBarrier barrier = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<Integer>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    results.add(pool.submit(() -> {
+                        int granted = 0;
+                        for (int r = 0; r < rounds; r++) {
+                            barrier.await(30, TimeUnit.SECONDS);
+                            try (LockLease lease =
+                                    client.lock(prefix + r + ":" + thread).acquire(Duration.ofSeconds(20))) {
+                                granted++;
+                            }
+                        }
+                        return granted;
+                    }));
+                }
+                int granted = 0;
+                for (Future<Integer> f : results) {
+                    granted += f.get(120, TimeUnit.SECONDS);
+                }
+                assertThat(failures).as("failed first acquires of new keys").isEmpty();
+                assertThat(granted).isEqualTo(threads * rounds);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * The retry above would hide gap-lock deadlocks; the lock transaction itself must run at READ COMMITTED on a pool
+     * whose default is REPEATABLE READ (asked of InnoDB, for the session that holds the row).
+     */
+    @Test
+    void aRowLockTransactionOnARepeatableReadPoolRunsAtReadCommitted() throws Exception {
+        try (HikariDataSource ds = hikari(3);
+                LockClient client = MySqlTckSupport.client(
+                        MySqlLocks.builder().dataSource(ds).table(TABLE).buildBackend());
+                Connection admin = MySqlTestServer.connect(BASE_URL)) {
+            try (LockLease lease =
+                    client.lock("apppool:isolation:" + System.nanoTime()).acquire(Duration.ofSeconds(5))) {
+                List<Connection> held = MySqlTckSupport.backendOf(client).heldConnections();
+                assertThat(held).hasSize(1);
+                long id = held.get(0)
+                        .unwrap(com.mysql.cj.jdbc.JdbcConnection.class)
+                        .getId();
+                try (PreparedStatement ps = admin.prepareStatement(
+                        "SELECT trx_isolation_level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?")) {
+                    ps.setLong(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertThat(rs.next())
+                                .as("an open transaction holds the row")
+                                .isTrue();
+                        assertThat(rs.getString(1)).isEqualTo("READ COMMITTED");
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The application itself uses every connection of its pool: a lock's borrow must end at the caller's deadline
+     * (a timeout), not at the pool's own connectionTimeout (10 s here, HikariCP's default is 30 s).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void aBorrowFromABusyApplicationPoolEndsAtTheCallersDeadline(MySqlStrategy strategy) throws Exception {
+        try (HikariDataSource ds = hikari(2);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(ds)
+                        .strategy(strategy)
+                        .table(TABLE + "_" + strategy.urlValue())
+                        .poolSize(1)
+                        .build()) {
+            ds.setConnectionTimeout(10_000);
+            String key = "apppool:busy:" + System.nanoTime();
+            client.lock(key).acquire(Duration.ofSeconds(5)).release();
+            List<Connection> taken = new ArrayList<>();
+            try {
+                taken.add(ds.getConnection());
+                taken.add(ds.getConnection());
+                long t0 = System.nanoTime();
+                assertThatThrownBy(() -> client.lock(key).acquire(Duration.ofMillis(300)))
+                        .isInstanceOf(LockTimeoutException.class);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                        .isBetween(Duration.ofMillis(290), Duration.ofMillis(1500));
+            } finally {
+                taken.forEach(c -> {
+                    try {
+                        c.close();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            }
+            client.lock(key).acquire(Duration.ofSeconds(5)).release();
+        } finally {
+            MySqlTestServer.dropTables(BASE_URL, TABLE + "_" + strategy.urlValue());
+        }
+    }
+
+    @Test
+    void aPoolTooSmallForOneHolderPlusItsServiceConnectionIsRejectedAtBuild() throws Exception {
+        try (HikariDataSource one = hikari(1);
+                HikariDataSource three = hikari(3)) {
+            assertThatThrownBy(() ->
+                            MySqlLocks.builder().dataSource(one).table(TABLE).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("maximumPoolSize=1")
+                    .hasMessageContaining(">= 2");
+            assertThatThrownBy(() -> MySqlLocks.builder()
+                            .dataSource(three)
+                            .table(TABLE)
+                            .poolSize(3)
+                            .build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("poolSize(3)");
+            // named issues its tokens on the holding session: one connection is enough
+            try (LockClient named = MySqlLocks.builder()
+                    .dataSource(one)
+                    .strategy(MySqlStrategy.NAMED)
+                    .table(TABLE)
+                    .build()) {
+                named.lock("apppool:one").acquire(Duration.ofSeconds(5)).release();
+            }
+        }
+    }
+
+    /**
+     * A pool that does not reset what a borrower changed (many do not): every connection must come back with the
+     * autocommit mode, isolation level, network timeout and lock wait timeout the application gave it, after grants,
+     * contended timeouts, tries and releases.
+     */
+    @ParameterizedTest
+    @EnumSource(MySqlStrategy.class)
+    void connectionsGoBackToTheApplicationWithTheirSessionSettings(MySqlStrategy strategy) throws Exception {
+        String table = TABLE + "_settings_" + strategy.urlValue();
+        try (PlainTestPool pool = new PlainTestPool(BASE_URL, 4)) {
+            for (Connection c : pool.physical()) {
+                c.setAutoCommit(false);
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                c.setNetworkTimeout(Runnable::run, 12_345);
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET SESSION innodb_lock_wait_timeout = 7");
+                }
+                c.commit();
+            }
+            List<String> before = settings(pool);
+            try (LockClient a = MySqlTckSupport.client(MySqlLocks.builder()
+                            .dataSource(pool)
+                            .strategy(strategy)
+                            .table(table)
+                            .poolSize(2)
+                            .buildBackend());
+                    LockClient b =
+                            MySqlTckSupport.open(BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + table)) {
+                String key = "apppool:settings:" + System.nanoTime();
+                a.lock(key).acquire(Duration.ofSeconds(5)).release();
+                try (LockLease held = b.lock(key).acquire(Duration.ofSeconds(5))) {
+                    assertThat(a.lock(key).tryAcquire()).isEmpty();
+                    assertThat(a.lock(key).tryAcquire(Duration.ofMillis(200))).isEmpty();
+                }
+                a.lock(key).acquire(Duration.ofSeconds(5)).release();
+                a.lock(key + ":new").tryAcquire().orElseThrow().release();
+            } finally {
+                MySqlTestServer.dropTables(BASE_URL, table);
+            }
+            assertThat(settings(pool))
+                    .as("session settings of the application's connections")
+                    .isEqualTo(before);
+        }
+    }
+
+    private static List<String> settings(PlainTestPool pool) throws SQLException {
+        List<String> result = new ArrayList<>();
+        for (Connection c : pool.physical()) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout,"
+                            + " @@SESSION.tx_isolation, @@SESSION.autocommit")) {
+                rs.next();
+                result.add("autoCommit=" + c.getAutoCommit() + " isolation=" + c.getTransactionIsolation()
+                        + " networkTimeout=" + c.getNetworkTimeout() + " server: lock_wait=" + rs.getLong(1)
+                        + " isolation=" + rs.getString(2) + " autocommit=" + rs.getLong(3));
+            }
+            if (!c.getAutoCommit()) {
+                c.commit(); // end the read's transaction; a connection handed back in autocommit shows in the result
+            }
+        }
+        return result;
+    }
+}
