@@ -1,8 +1,15 @@
 package org.locksmith.lock.bench;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
 /**
  * S5: store commands per re-entrant acquire and per re-entrant release, counted by the store (see {@link
- * StoreCommands}) while one thread re-enters a key it holds.
+ * StoreCommands}) while one thread re-enters a key it holds. Beside them, what a first acquire and its release cost
+ * (commands, and on MySQL the InnoDB fsyncs the server made), which is what S1 measures in time: the figures a
+ * latency is read against.
  */
 final class Reentry {
     private static final int RUNS = 3;
@@ -13,6 +20,17 @@ final class Reentry {
         try (Contender.Client client = contender.open(stores, null);
                 StoreCommands commands = StoreCommands.of(contender.store(), stores)) {
             Contender.Handle handle = client.handle("s5");
+            handle.lock(); // warms up the key and the client's connections
+            handle.unlock();
+            int pairs = plan.reentries();
+            StoreCommands.Op cycle = () -> {
+                for (int i = 0; i < pairs; i++) {
+                    handle.lock();
+                    handle.unlock();
+                }
+            };
+            double pairCommands = (double) commands.count(RUNS, cycle) / pairs;
+            double pairFsyncs = contender.store() == StoreKind.MYSQL ? logFsyncs(stores, cycle) / pairs : Double.NaN;
             handle.lock();
             try {
                 long acquires = commands.count(RUNS, () -> {
@@ -26,10 +44,33 @@ final class Reentry {
                     }
                 });
                 return new Results.Reentry(
-                        contender.name(), (double) acquires / plan.reentries(), (double) releases / plan.reentries());
+                        contender.name(),
+                        (double) acquires / plan.reentries(),
+                        (double) releases / plan.reentries(),
+                        pairCommands,
+                        pairFsyncs);
             } finally {
                 handle.unlock();
             }
+        }
+    }
+
+    /** InnoDB fsyncs (redo log and data files) the whole server made while {@code op} ran (run nothing else against it). */
+    private static double logFsyncs(Stores stores, StoreCommands.Op op) throws Exception {
+        try (Connection c = stores.mysqlConnection()) {
+            long before = status(c, "Innodb_data_fsyncs");
+            op.run();
+            return status(c, "Innodb_data_fsyncs") - before;
+        }
+    }
+
+    private static long status(Connection c, String name) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
+            if (!rs.next()) {
+                throw new IllegalStateException("the server has no status variable " + name);
+            }
+            return rs.getLong(2);
         }
     }
 }

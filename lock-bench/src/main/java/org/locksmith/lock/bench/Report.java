@@ -168,9 +168,18 @@ final class Report {
         notApplicable(md, r, Scenario.S4);
 
         md.append("\n## S5 re-entry: ").append(Scenario.S5.what()).append("\n\n");
-        md.append("| contender | commands per re-entrant acquire | per re-entrant release |\n|---|---|---|\n");
+        md.append("Beside them, for reading S1: the store commands of one uncontended acquire + release pair, and on "
+                + "MySQL the InnoDB fsyncs the server made per pair (`Innodb_data_fsyncs`), each a "
+                + "disk flush a commit waits for.\n\n");
+        md.append("| contender | commands per re-entrant acquire | per re-entrant release | commands per acquire + "
+                + "release pair | InnoDB fsyncs per pair |\n|---|---|---|---|---|\n");
         for (Results.Reentry e : r.reentry) {
-            md.append(row(label(e.contender()), f2(e.acquireCommands()), f2(e.releaseCommands())));
+            md.append(row(
+                    label(e.contender()),
+                    f2(e.acquireCommands()),
+                    f2(e.releaseCommands()),
+                    f2(e.pairCommands()),
+                    Double.isNaN(e.pairLogFsyncs()) ? "—" : f2(e.pairLogFsyncs())));
         }
         notApplicable(md, r, Scenario.S5);
 

@@ -35,8 +35,16 @@ public final class Results {
     /** S4: release-to-grant time between two clients. */
     public record Handoff(String contender, double p50Micros, double p99Micros, long handoffs) {}
 
-    /** S5: store commands per re-entrant acquire and per re-entrant release. */
-    public record Reentry(String contender, double acquireCommands, double releaseCommands) {}
+    /**
+     * S5: store commands per re-entrant acquire and per re-entrant release; for comparison, store commands per
+     * uncontended acquire + release pair, and (MySQL only, else NaN) InnoDB fsyncs per pair (Innodb_data_fsyncs).
+     */
+    public record Reentry(
+            String contender,
+            double acquireCommands,
+            double releaseCommands,
+            double pairCommands,
+            double pairLogFsyncs) {}
 
     /** S6: one client holding many leases. */
     public record ManyLeases(
