@@ -28,7 +28,7 @@ public final class ExitStatus {
 
     /**
      * {@code run} lost the lock while the command ran (the lease expired, the session died or the lock's state was
-     * removed): the command was sent SIGTERM, then SIGKILL after the grace period. Also when the loss is only found
+     * removed): the command's process group was sent SIGTERM, then SIGKILL after the grace period. Also when the loss is found
      * on release after the command ended: its work was not protected.
      */
     public static final int LOCK_LOST = 76;

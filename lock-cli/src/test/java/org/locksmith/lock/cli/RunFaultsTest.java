@@ -48,6 +48,46 @@ class RunFaultsTest {
         return Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
     }
 
+    /**
+     * A command that starts a grandchild ({@code sleep 300} in the background), records both pids in {@code dir}
+     * ({@code child}, {@code grandchild}), touches {@code dir/ready} and waits for the grandchild. {@code trap} is
+     * run first: it sets the shell's signal handling.
+     */
+    private static String[] familyCommand(Path dir, String trap) {
+        return new String[] {
+            "sh",
+            "-c",
+            trap + "; sleep 300 & echo $! > \"$0/grandchild\"; echo $$ > \"$0/child\"; touch \"$0/ready\"; wait",
+            dir.toString()
+        };
+    }
+
+    /** Alive, and not a zombie waiting for a parent that does not reap it (the grandchild's is not locksmith). */
+    static boolean alive(long pid) {
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+            } catch (java.io.IOException gone) {
+                return !Files.isDirectory(Path.of("/proc"));
+            }
+        }
+        return false;
+    }
+
+    /** The command and its grandchild both ended (at once, or within a second of locksmith's end). */
+    private void assertFamilyStopped(Path family) throws Exception {
+        long child = pid(family.resolve("child"));
+        long grandchild = pid(family.resolve("grandchild"));
+        await().atMost(Duration.ofSeconds(1)).until(() -> !alive(child) && !alive(grandchild));
+    }
+
+    private Path startedFamily(Cli cli, Path family) {
+        await().atMost(STARTED).until(() -> Files.exists(family.resolve("ready")) || !cli.process.isAlive());
+        assertThat(family.resolve("ready")).as("the command started: %s", cli).exists();
+        return family;
+    }
+
     private static void assertFree(String url, String key) throws Exception {
         try (LockClient probe = Locks.open(url)) {
             Optional<LockLease> lease = probe.lock(key).tryAcquire(Duration.ofSeconds(5));
@@ -70,26 +110,69 @@ class RunFaultsTest {
         String prefix = "locksmith-cli-lost-" + UUID.randomUUID() + ":";
         String url = TestServers.redis() + (TestServers.redis().contains("?") ? "&" : "?") + "prefix=" + prefix;
         String key = "job";
-        Path pidFile = dir.resolve("child.pid");
+        Path family = Files.createDirectory(dir.resolve("family"));
         try (Cli cli = Cli.start(
                 dir,
                 concat(
                         new String[] {"run", "--url", url, "--key", key, "--lease", "1s", "--grace", "2s", "--"},
-                        longCommand(pidFile)))) {
-            await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
-            assertThat(pidFile).as("the command started: %s", cli).exists();
-            long child = pid(pidFile);
-            LockUrl.HostAndPort server = LockUrl.parse(url).hosts().get(0);
-            try (Jedis jedis = new Jedis(server.host(), server.port(6379))) {
-                var keys = jedis.keys(prefix + "*");
-                assertThat(keys).as("the held lock's state in Redis").isNotEmpty();
-                jedis.del(keys.toArray(String[]::new));
-            }
+                        familyCommand(family, "true")))) {
+            startedFamily(cli, family);
+            deleteRedisState(url, prefix);
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
             assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
-            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
-                    .as("the command was stopped")
-                    .isFalse();
+            assertFamilyStopped(family);
+        }
+        assertFree(url, key);
+    }
+
+    private static void deleteRedisState(String url, String prefix) {
+        LockUrl.HostAndPort server = LockUrl.parse(url).hosts().get(0);
+        try (Jedis jedis = new Jedis(server.host(), server.port(6379))) {
+            var keys = jedis.keys(prefix + "*");
+            assertThat(keys).as("the held lock's state in Redis").isNotEmpty();
+            jedis.del(keys.toArray(String[]::new));
+        }
+    }
+
+    /**
+     * A backend that does not declare LOSS_DETECTION: locksmith says once that it cannot watch the lock, runs the
+     * command all the same, and finds the loss when the command has ended (76: the work was not protected).
+     */
+    @Test
+    void lossFoundAtTheEndWhereTheBackendDoesNotDetectLoss() throws Exception {
+        String prefix = "locksmith-cli-noloss-" + UUID.randomUUID() + ":";
+        LockUrl redis = LockUrl.parse(TestServers.redis());
+        String url = NoLossDetectionProvider.SCHEME + "://" + redis.hosts().get(0) + "?prefix=" + prefix;
+        String key = "job";
+        Path ready = dir.resolve("ready");
+        // Runs until the test writes a line to its stdin (locksmith's, which the command inherits).
+        try (Cli cli = Cli.start(
+                dir,
+                "run",
+                "--url",
+                url,
+                "--key",
+                key,
+                "--",
+                "sh",
+                "-c",
+                "touch \"$0\"; read line",
+                ready.toString())) {
+            await().atMost(STARTED).until(() -> Files.exists(ready) || !cli.process.isAlive());
+            assertThat(ready).as("the command started: %s", cli).exists();
+            deleteRedisState(TestServers.redis(), prefix);
+            try (var stdin = cli.process.getOutputStream()) {
+                stdin.write("done\n".getBytes(StandardCharsets.UTF_8));
+            }
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
+            String err = cli.err();
+            assertThat(err)
+                    .contains("redis-without-loss-detection does not report a lost lock while the command runs")
+                    .contains("lost the lock 'job'")
+                    .contains("the command had finished (exit status 0) but its work was not protected");
+            assertThat(err.split("does not report a lost lock", -1))
+                    .as("said once: %s", err)
+                    .hasSize(2);
         }
         assertFree(url, key);
     }
@@ -175,37 +258,57 @@ class RunFaultsTest {
         }
     }
 
-    /** SIGTERM to locksmith: forwarded to the command, the lock released, status 143. */
+    /** SIGTERM to locksmith: forwarded as SIGTERM to the command's whole group, the lock released, status 143. */
     @Test
-    void sigtermIsForwardedAndTheLockReleased() throws Exception {
+    void sigtermIsForwardedToTheGroupAndTheLockReleased() throws Exception {
         String url = TestServers.url("zookeeper");
         String key = "signal-" + UUID.randomUUID();
-        Path trapped = dir.resolve("trapped");
-        Path ready = dir.resolve("ready");
-        String script = "trap 'echo TERM > \"$0\"; exit 7' TERM; touch \"$1\"; while true; do sleep 0.1; done";
+        Path family = Files.createDirectory(dir.resolve("family"));
+        String trap = "trap 'echo TERM > \"$0/trapped\"; exit 7' TERM; trap 'echo INT > \"$0/trapped\"; exit 8' INT";
         try (Cli cli = Cli.start(
                 dir,
-                "run",
-                "--url",
-                url,
-                "--key",
-                key,
-                "--grace",
-                "5s",
-                "--",
-                "sh",
-                "-c",
-                script,
-                trapped.toString(),
-                ready.toString())) {
-            await().atMost(STARTED).until(() -> Files.exists(ready) || !cli.process.isAlive());
-            assertThat(ready).as("the command started: %s", cli).exists();
+                concat(
+                        new String[] {"run", "--url", url, "--key", key, "--grace", "5s", "--"},
+                        familyCommand(family, trap)))) {
+            startedFamily(cli, family);
             cli.process.destroy(); // SIGTERM
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 15);
-            assertThat(trapped).as("the command got SIGTERM").exists();
-            assertThat(Files.readString(trapped).trim()).isEqualTo("TERM");
+            assertThat(family.resolve("trapped")).as("the command got a signal").exists();
+            assertThat(Files.readString(family.resolve("trapped")).trim()).isEqualTo("TERM");
+            assertFamilyStopped(family);
         }
         assertFree(url, key);
+    }
+
+    /**
+     * SIGINT to locksmith: forwarded as SIGINT (a command may handle Ctrl-C differently from a shutdown), status
+     * 130. The shell's background job ignores SIGINT (POSIX, without job control), so it is the SIGKILL to the
+     * group after --grace that ends it, although the command itself ended at once.
+     */
+    @Test
+    void sigintIsForwardedAsSigint() throws Exception {
+        String url = TestServers.url("redis");
+        String key = "locksmith-cli-test:sigint-forwarded:" + UUID.randomUUID();
+        Path family = Files.createDirectory(dir.resolve("family"));
+        String trap = "trap 'echo TERM > \"$0/trapped\"; exit 7' TERM; trap 'echo INT > \"$0/trapped\"; exit 8' INT";
+        try (Cli cli = Cli.start(
+                dir,
+                concat(
+                        new String[] {"run", "--url", url, "--key", key, "--grace", "1s", "--"},
+                        familyCommand(family, trap)))) {
+            startedFamily(cli, family);
+            signal(cli, "INT");
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 2);
+            assertThat(family.resolve("trapped")).as("the command got a signal").exists();
+            assertThat(Files.readString(family.resolve("trapped")).trim()).isEqualTo("INT");
+            assertFamilyStopped(family);
+        }
+        assertFree(url, key);
+    }
+
+    private static void signal(Cli cli, String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-s", name, Long.toString(cli.process.pid())).start();
+        assertThat(kill.waitFor()).isZero();
     }
 
     /** SIGTERM while waiting for the lock: locksmith stops waiting at once, leaves nothing queued, status 143. */
@@ -244,39 +347,21 @@ class RunFaultsTest {
         assertFree(url, key);
     }
 
-    /** SIGINT to locksmith: the command is stopped (SIGTERM, then SIGKILL after --grace), status 130. */
+    /** SIGINT to locksmith: a command that ignores SIGINT and SIGTERM is killed with its group after --grace. */
     @Test
-    void sigintStopsEvenACommandThatIgnoresSigterm() throws Exception {
+    void sigintStopsEvenACommandThatIgnoresIt() throws Exception {
         String url = TestServers.url("redis");
         String key = "locksmith-cli-test:sigint:" + UUID.randomUUID();
-        Path ready = dir.resolve("ready");
-        Path pidFile = dir.resolve("child.pid");
-        // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
-        String script = "trap '' TERM; echo $$ > \"$0\"; touch \"$1\"; while true; do sleep 0.1; done";
+        Path family = Files.createDirectory(dir.resolve("family"));
         try (Cli cli = Cli.start(
                 dir,
-                "run",
-                "--url",
-                url,
-                "--key",
-                key,
-                "--grace",
-                "1s",
-                "--",
-                "sh",
-                "-c",
-                script,
-                pidFile.toString(),
-                ready.toString())) {
-            await().atMost(STARTED).until(() -> Files.exists(ready) || !cli.process.isAlive());
-            assertThat(ready).as("the command started: %s", cli).exists();
-            long child = pid(pidFile);
-            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(cli.process.pid())).start();
-            assertThat(kill.waitFor()).isZero();
+                concat(
+                        new String[] {"run", "--url", url, "--key", key, "--grace", "1s", "--"},
+                        familyCommand(family, "trap '' INT TERM")))) {
+            startedFamily(cli, family);
+            signal(cli, "INT");
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 2);
-            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
-                    .as("the command was killed after the grace period")
-                    .isFalse();
+            assertFamilyStopped(family);
         }
         assertFree(url, key);
     }
