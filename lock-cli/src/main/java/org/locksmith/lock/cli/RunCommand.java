@@ -138,18 +138,23 @@ final class RunCommand implements Callable<Integer> {
                         + " not to a lease");
                 err.flush();
             }
-            Optional<LockLease> granted = client.lock(key).tryAcquire();
-            if (granted.isEmpty() && !wait.isZero()) {
-                if (main.verbose) {
-                    err.println(
-                            "locksmith: lock '" + key + "' is held elsewhere; waiting up to " + Durations.format(wait));
-                    err.flush();
-                }
-                try {
+            Optional<LockLease> granted;
+            try {
+                // Duration.ZERO, not tryAcquire(): one attempt that, like the wait, ends with InterruptedException
+                // when a signal interrupts it (tryAcquire() ignores interruption by contract, and a store client
+                // interrupted in it has nowhere to report it).
+                granted = client.lock(key).tryAcquire(Duration.ZERO);
+                if (granted.isEmpty() && !wait.isZero()) {
+                    if (main.verbose) {
+                        err.println("locksmith: lock '" + key + "' is held elsewhere; waiting up to "
+                                + Durations.format(wait));
+                        err.flush();
+                    }
                     granted = client.lock(key).tryAcquire(wait);
-                } catch (InterruptedException e) {
-                    return supervisor.signalStatus();
                 }
+            } catch (InterruptedException e) {
+                // Only a signal interrupts this thread; the core leaves nothing held or queued after it.
+                return supervisor.signalStatus();
             }
             if (granted.isEmpty()) {
                 if (supervisor.signalled()) {
@@ -163,6 +168,7 @@ final class RunCommand implements Callable<Integer> {
             }
             return runHolding(client, granted.get(), err, supervisor);
         } finally {
+            Thread.interrupted(); // a signal's interrupt must not cut short the release that closing does
             client.close();
         }
     }

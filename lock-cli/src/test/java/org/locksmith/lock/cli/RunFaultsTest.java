@@ -17,6 +17,9 @@ import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
@@ -142,7 +145,8 @@ class RunFaultsTest {
     void lossFoundAtTheEndWhereTheBackendDoesNotDetectLoss() throws Exception {
         String prefix = "locksmith-cli-noloss-" + UUID.randomUUID() + ":";
         LockUrl redis = LockUrl.parse(TestServers.redis());
-        String url = NoLossDetectionProvider.SCHEME + "://" + redis.hosts().get(0) + "?prefix=" + prefix;
+        String url =
+                RedisVariantsProvider.NO_LOSS_DETECTION + "://" + redis.hosts().get(0) + "?prefix=" + prefix;
         String key = "job";
         Path ready = dir.resolve("ready");
         // Runs until the test writes a line to its stdin (locksmith's, which the command inherits).
@@ -311,11 +315,15 @@ class RunFaultsTest {
         assertThat(kill.waitFor()).isZero();
     }
 
-    /** SIGTERM while waiting for the lock: locksmith stops waiting at once, leaves nothing queued, status 143. */
-    @Test
-    void sigtermWhileWaitingStopsTheWait() throws Exception {
-        String url = TestServers.url("zookeeper");
-        String key = "waiting-" + UUID.randomUUID();
+    /**
+     * SIGTERM while waiting for the lock, per backend: locksmith stops waiting promptly, leaves nothing queued or
+     * held, status 143.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"redis", "mysql", "zookeeper"})
+    void sigtermWhileWaitingStopsTheWait(String backend) throws Exception {
+        String url = TestServers.url(backend);
+        String key = "locksmith-cli-test:waiting:" + UUID.randomUUID();
         Path ran = dir.resolve("ran");
         try (LockClient holder = Locks.open(url)) {
             LockLease lease = holder.lock(key).acquire(Duration.ofSeconds(10));
@@ -339,12 +347,39 @@ class RunFaultsTest {
                 assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 15);
                 assertThat(Duration.ofNanos(System.nanoTime() - t0))
                         .as("stopped waiting promptly")
-                        .isLessThan(Duration.ofSeconds(10));
+                        .isLessThan(Duration.ofSeconds(3));
             }
             lease.release();
         }
         assertThat(ran).as("the command never ran").doesNotExist();
         assertFree(url, key);
+    }
+
+    /**
+     * A signal during locksmith's first attempt at the lock, before the command starts (the store is slow to
+     * answer): locksmith ends promptly with 128 + the signal, the command never runs, and nothing is held.
+     */
+    @ParameterizedTest
+    @CsvSource({"0, TERM, 143", "2m, INT, 130"})
+    void signalDuringTheFirstAttempt(String wait, String signal, int status) throws Exception {
+        String prefix = "locksmith-cli-slow-" + UUID.randomUUID() + ":";
+        LockUrl redis = LockUrl.parse(TestServers.redis());
+        String url = RedisVariantsProvider.SLOW + "://" + redis.hosts().get(0) + "?prefix=" + prefix;
+        Path ran = dir.resolve("ran");
+        try (Cli cli =
+                Cli.start(dir, "run", "--url", url, "--key", "job", "--wait", wait, "--", "touch", ran.toString())) {
+            await().atMost(STARTED)
+                    .until(() -> cli.err().contains(RedisVariantsProvider.SLOW_ATTEMPT) || !cli.process.isAlive());
+            assertThat(cli.err()).as("%s", cli).contains(RedisVariantsProvider.SLOW_ATTEMPT);
+            long t0 = System.nanoTime();
+            signal(cli, signal);
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(status);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                    .as("ended promptly: %s", cli)
+                    .isLessThan(Duration.ofSeconds(3));
+        }
+        assertThat(ran).as("the command never ran").doesNotExist();
+        assertFree(TestServers.redis() + (TestServers.redis().contains("?") ? "&" : "?") + "prefix=" + prefix, "job");
     }
 
     /** SIGINT to locksmith: a command that ignores SIGINT and SIGTERM is killed with its group after --grace. */

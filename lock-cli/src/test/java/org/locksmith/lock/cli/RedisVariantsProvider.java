@@ -14,26 +14,36 @@ import org.locksmith.lock.spi.LockProvider;
 import org.locksmith.lock.spi.LockUrl;
 
 /**
- * {@code redis-noloss://host:port?...}: the real Redis backend with {@link LockFeature#LOSS_DETECTION} taken out of
- * its declared features, so that {@code locksmith run} meets a backend that does not report lost leases (none of
- * the shipped ones is such). Registered in the test resources, so the locksmith JVMs the tests start find it.
+ * The real Redis backend altered in one way each, for behaviour of {@code locksmith run} that no shipped backend
+ * shows on demand. Registered in the test resources, so the locksmith JVMs the tests start find it.
+ *
+ * <ul>
+ *   <li>{@code redis-noloss://host:port?...}: {@link LockFeature#LOSS_DETECTION} taken out of the declared features
+ *       (every shipped backend declares it);
+ *   <li>{@code redis-slow://host:port?...}: every acquire first prints {@value #SLOW_ATTEMPT} on stderr and then
+ *       takes {@link #SLOW_TIME} before it reaches Redis, interruptibly, as a store client such as Curator waits for a
+ *       reply: a window in which a signal reliably lands during locksmith's first attempt.
+ * </ul>
  */
-public final class NoLossDetectionProvider implements LockProvider {
-    static final String SCHEME = "redis-noloss";
+public final class RedisVariantsProvider implements LockProvider {
+    static final String NO_LOSS_DETECTION = "redis-noloss";
+    static final String SLOW = "redis-slow";
+    static final String SLOW_ATTEMPT = "locksmith-test: slow acquire attempt started";
+    static final Duration SLOW_TIME = Duration.ofSeconds(30);
 
     @Override
     public String name() {
-        return "redis-without-loss-detection";
+        return "redis-variants";
     }
 
     @Override
     public Set<String> schemes() {
-        return Set.of(SCHEME);
+        return Set.of(NO_LOSS_DETECTION, SLOW);
     }
 
     @Override
     public String defaultUrl() {
-        return SCHEME + "://127.0.0.1:6379";
+        return NO_LOSS_DETECTION + "://127.0.0.1:6379";
     }
 
     @Override
@@ -48,7 +58,7 @@ public final class NoLossDetectionProvider implements LockProvider {
                 .map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining("&"));
         LockBackend redis = redis().open(LockUrl.parse("redis://" + hosts + (query.isEmpty() ? "" : "?" + query)));
-        return new WithoutLossDetection(redis);
+        return new Variant(url.scheme(), redis);
     }
 
     private static LockProvider redis() {
@@ -58,16 +68,18 @@ public final class NoLossDetectionProvider implements LockProvider {
                 .orElseThrow(() -> new IllegalStateException("lock-redis is not on the test class path"));
     }
 
-    private record WithoutLossDetection(LockBackend redis) implements LockBackend {
+    private record Variant(String scheme, LockBackend redis) implements LockBackend {
         @Override
         public String name() {
-            return "redis-without-loss-detection";
+            return scheme.equals(NO_LOSS_DETECTION) ? "redis-without-loss-detection" : "redis-slow";
         }
 
         @Override
         public Set<LockFeature> features() {
             Set<LockFeature> features = EnumSet.copyOf(redis.features());
-            features.remove(LockFeature.LOSS_DETECTION);
+            if (scheme.equals(NO_LOSS_DETECTION)) {
+                features.remove(LockFeature.LOSS_DETECTION);
+            }
             return features;
         }
 
@@ -83,6 +95,11 @@ public final class NoLossDetectionProvider implements LockProvider {
 
         @Override
         public BackendLease acquire(AcquireRequest request) throws InterruptedException {
+            if (scheme.equals(SLOW)) {
+                System.err.println(SLOW_ATTEMPT);
+                System.err.flush();
+                Thread.sleep(SLOW_TIME.toMillis()); // the slow store's reply; an interrupt ends it, as in Curator
+            }
             return redis.acquire(request);
         }
 
