@@ -185,51 +185,60 @@ class RunFaultsTest {
     @Test
     void lockLostWhenMySqlConnectionIsKilled() throws Exception {
         LockUrl base = LockUrl.parse(TestServers.mysql());
-        String database = "locksmith_cli_test";
+        // A database of this run alone, created and dropped here: killing its connections hits no one else's, and
+        // nothing is left in the shared server.
+        String database =
+                "locksmith_cli_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         String jdbc = "jdbc:mysql://" + base.hosts().get(0).host() + ":"
                 + base.hosts().get(0).port(3306) + "/" + base.path();
         String user = base.user().orElse("root");
         String password = base.password().orElse("");
         try (Connection admin = DriverManager.getConnection(jdbc, user, password);
                 Statement st = admin.createStatement()) {
-            // A database of this test alone: killing its connections can hit no one else's.
-            st.execute("CREATE DATABASE IF NOT EXISTS " + database);
-            String url = TestServers.mysql()
-                            .replace("/" + base.path(), "/" + database)
-                            .split("\\?")[0] + "?checkIntervalMs=200";
-            String key = "job-" + UUID.randomUUID();
-            Path pidFile = dir.resolve("child.pid");
-            try (Cli cli = Cli.start(
-                    dir,
-                    concat(
-                            new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
-                            longCommand(pidFile)))) {
-                await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
-                assertThat(pidFile).as("the command started: %s", cli).exists();
-                long child = pid(pidFile);
-                List<Long> ids = new ArrayList<>();
-                try (ResultSet rs = st.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '"
-                        + database + "' AND ID <> CONNECTION_ID()")) {
-                    while (rs.next()) {
-                        ids.add(rs.getLong(1));
-                    }
-                }
-                assertThat(ids).as("locksmith's connections to %s", database).isNotEmpty();
-                for (long id : ids) {
-                    try {
-                        st.execute("KILL CONNECTION " + id);
-                    } catch (java.sql.SQLException gone) {
-                        // already closed
-                    }
-                }
-                assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
-                assertThat(cli.err()).contains("lost the lock");
-                assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
-                        .as("the command was stopped")
-                        .isFalse();
+            st.execute("CREATE DATABASE " + database);
+            try {
+                lockLostWhenConnectionsAreKilled(st, base, database);
+            } finally {
+                st.execute("DROP DATABASE IF EXISTS " + database);
             }
-            assertFree(url, key);
         }
+    }
+
+    private void lockLostWhenConnectionsAreKilled(Statement st, LockUrl base, String database) throws Exception {
+        String url =
+                TestServers.mysql().replace("/" + base.path(), "/" + database).split("\\?")[0] + "?checkIntervalMs=200";
+        String key = "job-" + UUID.randomUUID();
+        Path pidFile = dir.resolve("child.pid");
+        try (Cli cli = Cli.start(
+                dir,
+                concat(
+                        new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
+                        longCommand(pidFile)))) {
+            await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
+            assertThat(pidFile).as("the command started: %s", cli).exists();
+            long child = pid(pidFile);
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = st.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + database
+                    + "' AND ID <> CONNECTION_ID()")) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            assertThat(ids).as("locksmith's connections to %s", database).isNotEmpty();
+            for (long id : ids) {
+                try {
+                    st.execute("KILL CONNECTION " + id);
+                } catch (java.sql.SQLException gone) {
+                    // already closed
+                }
+            }
+            assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
+            assertThat(cli.err()).contains("lost the lock");
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was stopped")
+                    .isFalse();
+        }
+        assertFree(url, key);
     }
 
     /**
