@@ -3,8 +3,10 @@ package org.locksmith.lock.cli;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
+import org.locksmith.lock.Locks;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -97,12 +99,32 @@ public final class Main implements Callable<Integer> {
         if (e instanceof LockTimeoutException) {
             return ExitStatus.NOT_GRANTED;
         }
-        if (e instanceof IllegalArgumentException
-                || e instanceof IllegalStateException
-                || e instanceof CommandLine.ParameterException) {
+        if (e instanceof CommandLine.ParameterException) {
             return ExitStatus.USAGE;
         }
+        // Bad input is turned into a ParameterException where it is read (openStore, the key): an
+        // IllegalArgumentException or IllegalStateException that gets here came from the store or from locksmith.
         return ExitStatus.SOFTWARE;
+    }
+
+    /**
+     * Opens the lock store at {@code url}. The provider rejects a malformed URL or setting with an {@link
+     * IllegalArgumentException} before any I/O (the SPI's contract): that is the user's input, status 64; a store that
+     * cannot be reached is a {@link LockBackendException}, status 69.
+     *
+     * @throws CommandLine.ParameterException if the URL or one of its settings is invalid
+     */
+    static LockClient openStore(CommandLine cl, String url) {
+        try {
+            return Locks.open(url);
+        } catch (IllegalArgumentException e) {
+            throw usage(cl, e);
+        }
+    }
+
+    /** The user's input was rejected: a usage error (64) with the rejection's message. */
+    static CommandLine.ParameterException usage(CommandLine cl, IllegalArgumentException e) {
+        return new CommandLine.ParameterException(cl, message(e), e);
     }
 
     /** One line: the message, with the causes' messages where they add something. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
@@ -39,8 +40,9 @@ import picocli.CommandLine.Parameters;
         footerHeading = "%nExit status:%n",
         footer = {
             "  the command's own status when it ran under the lock and the lock held to its end",
-            "   64  usage error: unknown option, bad duration, malformed URL or unknown URL parameter",
+            "   64  usage error: unknown option, bad duration, malformed URL, unknown URL parameter or bad key",
             "   69  the lock store is unreachable or failed",
+            "   70  internal error (please report it with the --verbose output)",
             "   75  the lock was not granted within --wait; the command did not run",
             "   76  the lock was lost while the command ran; the command's group was terminated (SIGTERM, then"
                     + " SIGKILL)",
@@ -126,7 +128,13 @@ final class RunCommand implements Callable<Integer> {
         if (lease != null) {
             lockUrl = withLease(lockUrl, lease);
         }
-        LockClient client = Locks.open(lockUrl);
+        if (key.isEmpty() || key.length() > Locks.MAX_KEY_LENGTH) {
+            // Before the store is opened: a bad key is the user's input even when the store is down.
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--key must be 1 to " + Locks.MAX_KEY_LENGTH + " characters long, not " + key.length());
+        }
+        LockClient client = Main.openStore(spec.commandLine(), lockUrl);
         // From here on a signal must not end the JVM before the lock is released and the command stopped.
         Supervisor supervisor = new Supervisor(grace);
         supervisor.closeOnExit(client);
@@ -138,19 +146,25 @@ final class RunCommand implements Callable<Integer> {
                         + " not to a lease");
                 err.flush();
             }
+            DistributedLock lock;
+            try {
+                lock = client.lock(key);
+            } catch (IllegalArgumentException e) {
+                throw Main.usage(spec.commandLine(), e); // the core's other key rules (no I/O)
+            }
             Optional<LockLease> granted;
             try {
                 // Duration.ZERO, not tryAcquire(): one attempt that, like the wait, ends with InterruptedException
                 // when a signal interrupts it (tryAcquire() ignores interruption by contract, and a store client
                 // interrupted in it has nowhere to report it).
-                granted = client.lock(key).tryAcquire(Duration.ZERO);
+                granted = lock.tryAcquire(Duration.ZERO);
                 if (granted.isEmpty() && !wait.isZero()) {
                     if (main.verbose) {
                         err.println("locksmith: lock '" + key + "' is held elsewhere; waiting up to "
                                 + Durations.format(wait));
                         err.flush();
                     }
-                    granted = client.lock(key).tryAcquire(wait);
+                    granted = lock.tryAcquire(wait);
                 }
             } catch (InterruptedException e) {
                 // Only a signal interrupts this thread; the core leaves nothing held or queued after it.
