@@ -2,6 +2,8 @@ package org.locksmith.lock.cli;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.logging.Handler;
+import java.util.logging.Level;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLostException;
@@ -149,11 +151,24 @@ public final class Main implements Callable<Integer> {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    /** SLF4J Simple reads its settings when the first logger is made: before any backend class is touched. */
+    /**
+     * Backend logs on stderr only with {@code --verbose}: errors are locksmith's one line. Two logging systems are
+     * in play: SLF4J (ZooKeeper, Curator, HikariCP, Jedis), bound to SLF4J Simple, which reads its settings when the
+     * first logger is made, so this runs before any backend class is touched; and {@code java.util.logging}, where
+     * the core's and the backends' {@code System.Logger} messages go (the JDK's default console handler prints INFO
+     * and above on stderr).
+     */
     static void configureLogging(boolean verbose) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
         }
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        if (!verbose && System.getProperty("java.util.logging.config.file") == null) {
+            java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+            root.setLevel(Level.OFF);
+            for (Handler h : root.getHandlers()) {
+                h.setLevel(Level.OFF);
+            }
+        }
     }
 }

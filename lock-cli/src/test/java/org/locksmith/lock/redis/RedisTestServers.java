@@ -1,6 +1,7 @@
 package org.locksmith.lock.redis;
 
 import java.util.concurrent.locks.ReentrantLock;
+import redis.clients.jedis.Jedis;
 
 /**
  * lock-redis's test helpers ({@link TestRedis}, {@link PrivateRedis}; package-private there, and taken from its
@@ -39,6 +40,11 @@ public final class RedisTestServers {
         /** Its URL, {@code redis://127.0.0.1:PORT}. */
         public String url() {
             return redis.url();
+        }
+
+        /** A plain connection for the test's own commands; close it after use. */
+        public Jedis jedis() {
+            return redis.jedis();
         }
 
         /** SIGSTOP: it keeps its socket open and answers nothing. */
