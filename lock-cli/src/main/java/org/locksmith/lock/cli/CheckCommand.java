@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
         footerHeading = "%nExit status:%n",
         footer = {
             "    0  every contract that ran passed",
-            "    1  at least one contract failed (listed after the table)",
+            "    1  at least one contract failed (listed after the table), or every selected test was skipped",
             "   64  usage error (malformed URL, unknown parameter, bad --tests pattern)",
             "   69  the lock store is unreachable",
             "   70  internal error (please report it with the --verbose output)",
@@ -152,6 +152,12 @@ final class CheckCommand implements Callable<Integer> {
                     (System.nanoTime() - t0) / 1e9,
                     reportDir != null ? "; results in " + dir : "");
             out.flush();
+            if (failed == 0 && passed == 0) {
+                // Nothing was proved: a green status here would tell a script the deployment was checked.
+                out.println("Nothing was checked: every selected test was skipped (see the reasons above).");
+                out.flush();
+                return ExitStatus.CHECK_FAILED;
+            }
             return failed > 0 ? ExitStatus.CHECK_FAILED : ExitStatus.OK;
         } finally {
             if (reportDir == null) {

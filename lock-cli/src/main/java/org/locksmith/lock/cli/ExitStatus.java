@@ -11,7 +11,7 @@ public final class ExitStatus {
     /** Everything went well (for {@code run}: the command exited 0). */
     public static final int OK = 0;
 
-    /** {@code check}: at least one contract failed against the deployment. */
+    /** {@code check}: at least one contract failed against the deployment, or every selected test was skipped. */
     public static final int CHECK_FAILED = 1;
 
     /**
