@@ -59,6 +59,8 @@ public final class Main implements Callable<Integer> {
     public static int execute(String... args) {
         Main main = new Main();
         CommandLine cl = new CommandLine(main);
+        // Help as wide as the terminal (picocli asks the terminal when there is one); 80 columns otherwise.
+        cl.setUsageHelpAutoWidth(true);
         // Everything after the command of `run` belongs to it, even what looks like an option (`ls -l`).
         cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setExecutionStrategy(parsed -> {
