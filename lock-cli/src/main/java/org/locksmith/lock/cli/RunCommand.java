@@ -222,8 +222,12 @@ final class RunCommand implements Callable<Integer> {
             if (supervisor.signalled()) {
                 return supervisor.signalStatus();
             }
-            err.println("locksmith: lost the lock '" + key + "' before the command started ("
-                    + Main.describe(lost.get()) + "); the command did not run");
+            LockLostException e = lost.get();
+            if (e == null) {
+                return ExitStatus.SOFTWARE; // the JVM is ending (SIGHUP): its shutdown hook refused the start
+            }
+            err.println("locksmith: lost the lock '" + key + "' before the command started (" + Main.describe(e)
+                    + "); the command did not run");
             err.flush();
             return ExitStatus.LOCK_LOST;
         }
@@ -233,7 +237,7 @@ final class RunCommand implements Callable<Integer> {
             lost.compareAndSet(
                     null,
                     new LockLostException(
-                            "the lock '" + key + "' could no longer be proved held when the command" + " ended"));
+                            "the lock '" + key + "' could no longer be proved held when the command ended"));
         }
         if (lost.get() == null) {
             try {
