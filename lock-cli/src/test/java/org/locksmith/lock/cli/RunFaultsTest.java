@@ -40,13 +40,6 @@ class RunFaultsTest {
     @TempDir
     Path dir;
 
-    /** A command that records its pid, then runs until killed. */
-    private String[] longCommand(Path pidFile) {
-        return new String[] {
-            "sh", "-c", "echo $$ > \"$0.tmp\" && mv \"$0.tmp\" \"$0\" && exec sleep 120", pidFile.toString()
-        };
-    }
-
     private static long pid(Path pidFile) throws Exception {
         return Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
     }
@@ -85,10 +78,23 @@ class RunFaultsTest {
         await().atMost(Duration.ofSeconds(1)).until(() -> !alive(child) && !alive(grandchild));
     }
 
-    private Path startedFamily(Cli cli, Path family) {
-        await().atMost(STARTED).until(() -> Files.exists(family.resolve("ready")) || !cli.process.isAlive());
-        assertThat(family.resolve("ready")).as("the command started: %s", cli).exists();
-        return family;
+    /** {@code locksmith run OPTIONS -- <familyCommand(family, trap)>}, once the command has started. */
+    private Cli startFamily(Path family, String trap, String... options) throws Exception {
+        Cli cli = Cli.start(
+                dir,
+                concat(
+                        concat(new String[] {"run"}, options),
+                        concat(new String[] {"--"}, familyCommand(family, trap))));
+        try {
+            await().atMost(STARTED).until(() -> Files.exists(family.resolve("ready")) || !cli.process.isAlive());
+            assertThat(family.resolve("ready"))
+                    .as("the command started: %s", cli)
+                    .exists();
+            return cli;
+        } catch (AssertionError | RuntimeException e) {
+            cli.close();
+            throw e;
+        }
     }
 
     private static void assertFree(String url, String key) throws Exception {
@@ -114,12 +120,7 @@ class RunFaultsTest {
         String url = TestServers.redis() + (TestServers.redis().contains("?") ? "&" : "?") + "prefix=" + prefix;
         String key = "job";
         Path family = Files.createDirectory(dir.resolve("family"));
-        try (Cli cli = Cli.start(
-                dir,
-                concat(
-                        new String[] {"run", "--url", url, "--key", key, "--lease", "1s", "--grace", "2s", "--"},
-                        familyCommand(family, "true")))) {
-            startedFamily(cli, family);
+        try (Cli cli = startFamily(family, "true", "--url", url, "--key", key, "--lease", "1s", "--grace", "2s")) {
             deleteRedisState(url, prefix);
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
             assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
@@ -208,15 +209,8 @@ class RunFaultsTest {
         String url =
                 TestServers.mysql().replace("/" + base.path(), "/" + database).split("\\?")[0] + "?checkIntervalMs=200";
         String key = "job-" + UUID.randomUUID();
-        Path pidFile = dir.resolve("child.pid");
-        try (Cli cli = Cli.start(
-                dir,
-                concat(
-                        new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
-                        longCommand(pidFile)))) {
-            await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
-            assertThat(pidFile).as("the command started: %s", cli).exists();
-            long child = pid(pidFile);
+        Path family = Files.createDirectory(dir.resolve("family"));
+        try (Cli cli = startFamily(family, "true", "--url", url, "--key", key, "--grace", "2s")) {
             List<Long> ids = new ArrayList<>();
             try (ResultSet rs = st.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + database
                     + "' AND ID <> CONNECTION_ID()")) {
@@ -234,9 +228,7 @@ class RunFaultsTest {
             }
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
             assertThat(cli.err()).contains("lost the lock");
-            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
-                    .as("the command was stopped")
-                    .isFalse();
+            assertFamilyStopped(family);
         }
         assertFree(url, key);
     }
@@ -251,21 +243,12 @@ class RunFaultsTest {
         try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper()) {
             String url = "zookeeper://" + zk.connectString() + "/locksmith-cli-lost?sessionTimeoutMs=2000";
             String key = "job";
-            Path pidFile = dir.resolve("child.pid");
-            try (Cli cli = Cli.start(
-                    dir,
-                    concat(
-                            new String[] {"run", "--url", url, "--key", key, "--grace", "2s", "--"},
-                            longCommand(pidFile)))) {
-                await().atMost(STARTED).until(() -> Files.exists(pidFile) || !cli.process.isAlive());
-                assertThat(pidFile).as("the command started: %s", cli).exists();
-                long child = pid(pidFile);
+            Path family = Files.createDirectory(dir.resolve("family"));
+            try (Cli cli = startFamily(family, "true", "--url", url, "--key", key, "--grace", "2s")) {
                 zk.restart();
                 assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
                 assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
-                assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
-                        .as("the command was stopped")
-                        .isFalse();
+                assertFamilyStopped(family);
             }
             assertFree(url, key);
         }
@@ -284,12 +267,7 @@ class RunFaultsTest {
         String key = "locksmith-cli-test:signal:" + UUID.randomUUID();
         Path family = Files.createDirectory(dir.resolve("family"));
         String trap = "trap 'echo TERM > \"$0/trapped\"; exit 7' TERM; trap 'echo INT > \"$0/trapped\"; exit 8' INT";
-        try (Cli cli = Cli.start(
-                dir,
-                concat(
-                        new String[] {"run", "--url", url, "--key", key, "--grace", "1s", "--"},
-                        familyCommand(family, trap)))) {
-            startedFamily(cli, family);
+        try (Cli cli = startFamily(family, trap, "--url", url, "--key", key, "--grace", "1s")) {
             signal(cli, signal);
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(status);
             assertThat(family.resolve("trapped")).as("the command got a signal").exists();
@@ -377,12 +355,7 @@ class RunFaultsTest {
         String url = TestServers.url("redis");
         String key = "locksmith-cli-test:sigint:" + UUID.randomUUID();
         Path family = Files.createDirectory(dir.resolve("family"));
-        try (Cli cli = Cli.start(
-                dir,
-                concat(
-                        new String[] {"run", "--url", url, "--key", key, "--grace", "1s", "--"},
-                        familyCommand(family, "trap '' INT TERM")))) {
-            startedFamily(cli, family);
+        try (Cli cli = startFamily(family, "trap '' INT TERM", "--url", url, "--key", key, "--grace", "1s")) {
             signal(cli, "INT");
             assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 2);
             assertFamilyStopped(family);
