@@ -191,20 +191,7 @@ class ErrorsTest {
                     "zookeeper://" + zk.connectString() + "/cli-errors?sessionTimeoutMs=2000&connectionTimeoutMs=1000";
             LockClient holder = Locks.open(url);
             holder.lock("busy").acquire(Duration.ofSeconds(5));
-            try (Cli cli = Cli.start(
-                    dir,
-                    "run",
-                    "--verbose",
-                    "--url",
-                    url,
-                    "--key",
-                    "busy",
-                    "--wait",
-                    "2m",
-                    "--",
-                    "touch",
-                    ran.toString())) {
-                await().atMost(LIMIT).until(() -> cli.err().contains("waiting up to 2m") || !cli.process.isAlive());
+            try (Cli cli = Cli.startWaiting(dir, url, "busy", ran)) {
                 zk.close();
                 assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.STORE_UNAVAILABLE);
                 assertThat(cli.err()).contains("locksmith: lock store unavailable");

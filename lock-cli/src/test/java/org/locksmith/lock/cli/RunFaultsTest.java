@@ -294,21 +294,7 @@ class RunFaultsTest {
         Path ran = dir.resolve("ran");
         try (LockClient holder = Locks.open(url)) {
             LockLease lease = holder.lock(key).acquire(Duration.ofSeconds(10));
-            try (Cli cli = Cli.start(
-                    dir,
-                    "run",
-                    "--verbose",
-                    "--url",
-                    url,
-                    "--key",
-                    key,
-                    "--wait",
-                    "2m",
-                    "--",
-                    "touch",
-                    ran.toString())) {
-                await().atMost(STARTED).until(() -> cli.err().contains("waiting up to 2m") || !cli.process.isAlive());
-                assertThat(cli.err()).as("%s", cli).contains("waiting up to 2m");
+            try (Cli cli = Cli.startWaiting(dir, url, key, ran)) {
                 long t0 = System.nanoTime();
                 cli.process.destroy(); // SIGTERM
                 assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.SIGNAL_BASE + 15);
