@@ -10,7 +10,6 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.locksmith.lock.LockClient;
-import org.locksmith.lock.Locks;
 import org.locksmith.lock.cli.internal.TckRun;
 import org.locksmith.lock.cli.internal.TckTarget;
 import org.locksmith.lock.cli.internal.TempDirs;
@@ -37,9 +36,10 @@ import picocli.CommandLine.Option;
         footerHeading = "%nExit status:%n",
         footer = {
             "    0  every contract that ran passed",
-            "    1  at least one contract failed (listed after the table)",
+            "    1  at least one contract failed (listed after the table), or every selected test was skipped",
             "   64  usage error (malformed URL, unknown parameter, bad --tests pattern)",
             "   69  the lock store is unreachable",
+            "   70  internal error (please report it with the --verbose output)",
             "",
             "Examples:",
             "  locksmith check --url redis://127.0.0.1:6379",
@@ -97,11 +97,16 @@ final class CheckCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--tests '" + tests + "' is not a regular expression: " + e.getDescription());
         }
-        String shown = LockUrl.parse(url.trim()).toString();
+        String shown;
+        try {
+            shown = LockUrl.parse(url.trim()).toString();
+        } catch (IllegalArgumentException e) {
+            throw Main.usage(spec.commandLine(), e);
+        }
         out.println("Checking " + shown);
         out.flush();
         TckTarget target = TckTarget.of(url.trim(), out);
-        try (LockClient probe = Locks.open(target.url())) {
+        try (LockClient probe = Main.openStore(spec.commandLine(), target.url())) {
             out.println("  backend " + probe.backend() + ", declares "
                     + String.join(
                             ", ",
@@ -147,6 +152,12 @@ final class CheckCommand implements Callable<Integer> {
                     (System.nanoTime() - t0) / 1e9,
                     reportDir != null ? "; results in " + dir : "");
             out.flush();
+            if (failed == 0 && passed == 0) {
+                // Nothing was proved: a green status here would tell a script the deployment was checked.
+                out.println("Nothing was checked: every selected test was skipped (see the reasons above).");
+                out.flush();
+                return ExitStatus.CHECK_FAILED;
+            }
             return failed > 0 ? ExitStatus.CHECK_FAILED : ExitStatus.OK;
         } finally {
             if (reportDir == null) {

@@ -11,16 +11,22 @@ public final class ExitStatus {
     /** Everything went well (for {@code run}: the command exited 0). */
     public static final int OK = 0;
 
-    /** {@code check}: at least one contract failed against the deployment. */
+    /** {@code check}: at least one contract failed against the deployment, or every selected test was skipped. */
     public static final int CHECK_FAILED = 1;
 
-    /** EX_USAGE: unknown option, missing argument, malformed duration or lock URL, unknown URL parameter. */
+    /**
+     * EX_USAGE, only for what the user typed: unknown option, missing argument, malformed duration or lock URL,
+     * unknown or invalid URL parameter, a bad key. Never for a failure of the store.
+     */
     public static final int USAGE = 64;
 
     /** EX_UNAVAILABLE: the lock store could not be reached or failed (within its configured timeout). */
     public static final int STORE_UNAVAILABLE = 69;
 
-    /** EX_SOFTWARE: an internal error (a bug: please report it with the output of {@code --verbose}). */
+    /**
+     * EX_SOFTWARE: an internal error, any failure that is neither the user's input nor a {@link
+     * org.locksmith.lock.LockBackendException} (a bug: please report it with the output of {@code --verbose}).
+     */
     public static final int SOFTWARE = 70;
 
     /** EX_TEMPFAIL: {@code run} was not granted the lock within {@code --wait}; the command did not run. */
@@ -28,7 +34,7 @@ public final class ExitStatus {
 
     /**
      * {@code run} lost the lock while the command ran (the lease expired, the session died or the lock's state was
-     * removed): the command was sent SIGTERM, then SIGKILL after the grace period. Also when the loss is only found
+     * removed): the command's process group was sent SIGTERM, then SIGKILL after the grace period. Also when the loss is found
      * on release after the command ended: its work was not protected.
      */
     public static final int LOCK_LOST = 76;

@@ -2,9 +2,13 @@ package org.locksmith.lock.cli;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.logging.Handler;
+import java.util.logging.Level;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
+import org.locksmith.lock.Locks;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -55,6 +59,8 @@ public final class Main implements Callable<Integer> {
     public static int execute(String... args) {
         Main main = new Main();
         CommandLine cl = new CommandLine(main);
+        // Help as wide as the terminal (picocli asks the terminal when there is one); 80 columns otherwise.
+        cl.setUsageHelpAutoWidth(true);
         // Everything after the command of `run` belongs to it, even what looks like an option (`ls -l`).
         cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setExecutionStrategy(parsed -> {
@@ -97,12 +103,32 @@ public final class Main implements Callable<Integer> {
         if (e instanceof LockTimeoutException) {
             return ExitStatus.NOT_GRANTED;
         }
-        if (e instanceof IllegalArgumentException
-                || e instanceof IllegalStateException
-                || e instanceof CommandLine.ParameterException) {
+        if (e instanceof CommandLine.ParameterException) {
             return ExitStatus.USAGE;
         }
+        // Bad input is turned into a ParameterException where it is read (openStore, the key): an
+        // IllegalArgumentException or IllegalStateException that gets here came from the store or from locksmith.
         return ExitStatus.SOFTWARE;
+    }
+
+    /**
+     * Opens the lock store at {@code url}. The provider rejects a malformed URL or setting with an {@link
+     * IllegalArgumentException} before any I/O (the SPI's contract): that is the user's input, status 64; a store that
+     * cannot be reached is a {@link LockBackendException}, status 69.
+     *
+     * @throws CommandLine.ParameterException if the URL or one of its settings is invalid
+     */
+    static LockClient openStore(CommandLine cl, String url) {
+        try {
+            return Locks.open(url);
+        } catch (IllegalArgumentException e) {
+            throw usage(cl, e);
+        }
+    }
+
+    /** The user's input was rejected: a usage error (64) with the rejection's message. */
+    static CommandLine.ParameterException usage(CommandLine cl, IllegalArgumentException e) {
+        return new CommandLine.ParameterException(cl, message(e), e);
     }
 
     /** One line: the message, with the causes' messages where they add something. */
@@ -127,11 +153,24 @@ public final class Main implements Callable<Integer> {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    /** SLF4J Simple reads its settings when the first logger is made: before any backend class is touched. */
+    /**
+     * Backend logs on stderr only with {@code --verbose}: errors are locksmith's one line. Two logging systems are
+     * in play: SLF4J (ZooKeeper, Curator, HikariCP, Jedis), bound to SLF4J Simple, which reads its settings when the
+     * first logger is made, so this runs before any backend class is touched; and {@code java.util.logging}, where
+     * the core's and the backends' {@code System.Logger} messages go (the JDK's default console handler prints INFO
+     * and above on stderr).
+     */
     static void configureLogging(boolean verbose) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
         }
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        if (!verbose && System.getProperty("java.util.logging.config.file") == null) {
+            java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+            root.setLevel(Level.OFF);
+            for (Handler h : root.getHandlers()) {
+                h.setLevel(Level.OFF);
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
@@ -32,16 +33,19 @@ import picocli.CommandLine.Parameters;
             "The command inherits stdin, stdout, stderr and the environment, plus LOCKSMITH_KEY and, where the"
                     + " backend issues them, LOCKSMITH_FENCING_TOKEN (strictly greater for every new grant of KEY:"
                     + " hand it to what the command writes to, so a holder that lost the lock can be refused).",
-            "SIGINT and SIGTERM are forwarded to the command (as SIGTERM; SIGKILL after --grace); the lock is"
-                    + " released on the way out."
+            "The command runs in a process group of its own (through setsid(1) where installed). SIGINT and"
+                    + " SIGTERM to locksmith are forwarded to that whole group as the same signal (SIGKILL to what"
+                    + " still runs after --grace); the lock is released once the command has ended."
         },
         footerHeading = "%nExit status:%n",
         footer = {
             "  the command's own status when it ran under the lock and the lock held to its end",
-            "   64  usage error: unknown option, bad duration, malformed URL or unknown URL parameter",
+            "   64  usage error: unknown option, bad duration, malformed URL, unknown URL parameter or bad key",
             "   69  the lock store is unreachable or failed",
+            "   70  internal error (please report it with the --verbose output)",
             "   75  the lock was not granted within --wait; the command did not run",
-            "   76  the lock was lost while the command ran; the command was terminated (SIGTERM, then SIGKILL)",
+            "   76  the lock was lost while the command ran; the command's group was terminated (SIGTERM, then"
+                    + " SIGKILL)",
             "  127  the command could not be started",
             "  130  / 143: locksmith got SIGINT / SIGTERM (128 + signal number)",
             "",
@@ -97,8 +101,8 @@ final class RunCommand implements Callable<Integer> {
             defaultValue = "10s",
             paramLabel = "DURATION",
             converter = Durations.class,
-            description = "After SIGTERM to the command (lock lost, or locksmith interrupted), how long before"
-                    + " SIGKILL. Default: ${DEFAULT-VALUE}.")
+            description = "After the first signal to the command's process group (SIGTERM when the lock is lost,"
+                    + " else the signal locksmith got), how long before SIGKILL. Default: ${DEFAULT-VALUE}.")
     Duration grace;
 
     @Parameters(
@@ -124,7 +128,13 @@ final class RunCommand implements Callable<Integer> {
         if (lease != null) {
             lockUrl = withLease(lockUrl, lease);
         }
-        LockClient client = Locks.open(lockUrl);
+        if (key.isEmpty() || key.length() > Locks.MAX_KEY_LENGTH) {
+            // Before the store is opened: a bad key is the user's input even when the store is down.
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--key must be 1 to " + Locks.MAX_KEY_LENGTH + " characters long, not " + key.length());
+        }
+        LockClient client = Main.openStore(spec.commandLine(), lockUrl);
         // From here on a signal must not end the JVM before the lock is released and the command stopped.
         Supervisor supervisor = new Supervisor(grace);
         supervisor.closeOnExit(client);
@@ -136,18 +146,29 @@ final class RunCommand implements Callable<Integer> {
                         + " not to a lease");
                 err.flush();
             }
-            Optional<LockLease> granted = client.lock(key).tryAcquire();
-            if (granted.isEmpty() && !wait.isZero()) {
-                if (main.verbose) {
-                    err.println(
-                            "locksmith: lock '" + key + "' is held elsewhere; waiting up to " + Durations.format(wait));
-                    err.flush();
+            DistributedLock lock;
+            try {
+                lock = client.lock(key);
+            } catch (IllegalArgumentException e) {
+                throw Main.usage(spec.commandLine(), e); // the core's other key rules (no I/O)
+            }
+            Optional<LockLease> granted;
+            try {
+                // Duration.ZERO, not tryAcquire(): one attempt that, like the wait, ends with InterruptedException
+                // when a signal interrupts it (tryAcquire() ignores interruption by contract, and a store client
+                // interrupted in it has nowhere to report it).
+                granted = lock.tryAcquire(Duration.ZERO);
+                if (granted.isEmpty() && !wait.isZero()) {
+                    if (main.verbose) {
+                        err.println("locksmith: lock '" + key + "' is held elsewhere; waiting up to "
+                                + Durations.format(wait));
+                        err.flush();
+                    }
+                    granted = lock.tryAcquire(wait);
                 }
-                try {
-                    granted = client.lock(key).tryAcquire(wait);
-                } catch (InterruptedException e) {
-                    return supervisor.signalStatus();
-                }
+            } catch (InterruptedException e) {
+                // Only a signal interrupts this thread; the core leaves nothing held or queued after it.
+                return supervisor.signalStatus();
             }
             if (granted.isEmpty()) {
                 if (supervisor.signalled()) {
@@ -161,37 +182,63 @@ final class RunCommand implements Callable<Integer> {
             }
             return runHolding(client, granted.get(), err, supervisor);
         } finally {
+            Thread.interrupted(); // a signal's interrupt must not cut short the release that closing does
             client.close();
         }
     }
 
-    private int runHolding(LockClient client, LockLease lease, PrintWriter err, Supervisor supervisor)
-            throws InterruptedException {
+    private int runHolding(LockClient client, LockLease lease, PrintWriter err, Supervisor supervisor) {
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         pb.environment().put("LOCKSMITH_KEY", key);
         if (client.features().contains(LockFeature.FENCING)) {
             pb.environment().put("LOCKSMITH_FENCING_TOKEN", Long.toString(lease.fencingToken()));
         }
         AtomicReference<LockLostException> lost = new AtomicReference<>();
+        boolean detectsLoss = client.features().contains(LockFeature.LOSS_DETECTION);
+        if (detectsLoss) {
+            // Before the command starts, so that a loss between the grant and the start is not missed: the listener
+            // runs at once if the lease is lost already, and start() then refuses to start the command.
+            // Listeners must not block: terminate() only records the request and hands the signalling to a thread.
+            lease.onLost(e -> {
+                lost.compareAndSet(null, e);
+                supervisor.terminate();
+            });
+        } else {
+            err.println("locksmith: " + client.backend() + " does not report a lost lock while the command runs;"
+                    + " locksmith finds a loss only when the command has ended (status 76)");
+            err.flush();
+        }
         Process child;
         try {
             child = supervisor.start(pb);
         } catch (IOException e) {
-            release(lease, err);
+            release(lease);
             err.println("locksmith: cannot run '" + command.get(0) + "': " + e.getMessage());
             err.flush();
             return ExitStatus.COMMAND_NOT_STARTED;
         }
-        if (child == null) { // a signal came before the command started
-            release(lease, err);
-            return supervisor.signalStatus();
+        if (child == null) { // a signal, or the loss of the lock, came before the command started
+            release(lease);
+            if (supervisor.signalled()) {
+                return supervisor.signalStatus();
+            }
+            LockLostException e = lost.get();
+            if (e == null) {
+                return ExitStatus.SOFTWARE; // the JVM is ending (SIGHUP): its shutdown hook refused the start
+            }
+            err.println("locksmith: lost the lock '" + key + "' before the command started (" + Main.describe(e)
+                    + "); the command did not run");
+            err.flush();
+            return ExitStatus.LOCK_LOST;
         }
-        // Listeners must not block: terminate() only signals and schedules the SIGKILL.
-        lease.onLost(e -> {
-            lost.compareAndSet(null, e);
-            supervisor.terminate();
-        });
         int status = supervisor.awaitChild();
+        if (lost.get() == null && !lease.isValid()) {
+            // Without loss detection this is where a loss shows; with it, a loss the listener has not reported yet.
+            lost.compareAndSet(
+                    null,
+                    new LockLostException(
+                            "the lock '" + key + "' could no longer be proved held when the command ended"));
+        }
         if (lost.get() == null) {
             try {
                 lease.release();
@@ -202,7 +249,7 @@ final class RunCommand implements Callable<Integer> {
                         + "); it frees the lock by itself when the lease or session ends");
             }
         } else {
-            release(lease, err);
+            release(lease);
         }
         if (supervisor.signalled()) {
             err.flush();
@@ -222,7 +269,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Releases a lease whose outcome no longer changes the exit status; the store frees it by itself otherwise. */
-    private void release(LockLease lease, PrintWriter err) {
+    private static void release(LockLease lease) {
         try {
             if (lease.holdCount() > 0) {
                 lease.release();

@@ -1,5 +1,7 @@
 package org.locksmith.lock.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 
 /**
  * {@code locksmith} in its own JVM, as a user runs it, so that exit statuses and signals are real: {@code java -cp
@@ -55,6 +58,25 @@ final class Cli implements AutoCloseable {
 
     static Cli start(Path dir, String... args) throws IOException {
         return start(dir, Map.of(), args);
+    }
+
+    /**
+     * {@code locksmith run --verbose --url URL --key KEY --wait 2m -- touch RAN}, once it says it waits for the
+     * lock (someone else holds it).
+     */
+    static Cli startWaiting(Path dir, String url, String key, Path ran) throws Exception {
+        Cli cli = start(
+                dir, "run", "--verbose", "--url", url, "--key", key, "--wait", "2m", "--", "touch", ran.toString());
+        try {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> cli.err().contains("waiting up to 2m") || !cli.process.isAlive());
+            assertThat(cli.err()).as("%s", cli).contains("waiting up to 2m");
+            return cli;
+        } catch (AssertionError | RuntimeException e) {
+            cli.close();
+            throw e;
+        }
     }
 
     /** Runs to the end (at most {@code limit}) and returns the exit status. */

