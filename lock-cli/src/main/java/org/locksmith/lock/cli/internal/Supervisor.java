@@ -26,6 +26,9 @@ public final class Supervisor {
     /** How long past the grace period a main thread that does not finish is given before the JVM is halted. */
     private static final long HALT_AFTER_GRACE_MS = 5000;
 
+    /** How often, once the command has ended, the rest of a stopped group is looked at until it is gone. */
+    private static final long GROUP_CHECK_MS = 25;
+
     private final Duration grace;
     private final Thread mainThread = Thread.currentThread();
     private final ReentrantLock state = new ReentrantLock();
@@ -101,13 +104,21 @@ public final class Supervisor {
                 interrupted = true;
             }
         }
-        if (terminated && child.anyAlive()) {
-            while (true) {
+        if (terminated) {
+            // The rest of the group may still be dying (a grandchild handling its SIGTERM). Look again every
+            // GROUP_CHECK_MS rather than once: a single look that caught it alive made locksmith wait out the whole
+            // grace period for a group that ended milliseconds later. The kernel offers no wait on a process group
+            // that is not our child, so this is a bounded check, not a lock poll; it ends with the SIGKILL.
+            long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grace.toMillis() + HALT_AFTER_GRACE_MS);
+            while (child.anyAlive()) {
                 try {
-                    if (!killed.await(grace.toMillis() + HALT_AFTER_GRACE_MS, TimeUnit.MILLISECONDS)) {
-                        child.signal("KILL");
+                    if (killed.await(GROUP_CHECK_MS, TimeUnit.MILLISECONDS)) {
+                        break; // the SIGKILL at the end of the grace period went to whatever was left
                     }
-                    break;
+                    if (System.nanoTime() - giveUpAt > 0) {
+                        child.signal("KILL");
+                        break;
+                    }
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
