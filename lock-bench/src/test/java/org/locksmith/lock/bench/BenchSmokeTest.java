@@ -47,9 +47,16 @@ class BenchSmokeTest {
         }
         for (Contender c : Contenders.all()) {
             if (c.ours()) {
-                assertThat(r.reentry(c.name()).orElseThrow())
+                Results.Reentry e = r.reentry(c.name()).orElseThrow();
+                assertThat(new double[] {e.acquireCommands(), e.releaseCommands()})
                         .as("S5: a re-entrant acquire or release of " + c.name() + " reached the store")
-                        .isEqualTo(new Results.Reentry(c.name(), 0, 0));
+                        .containsExactly(0, 0);
+                assertThat(e.pairCommands())
+                        .as("S5: an uncontended acquire + release of " + c.name() + " costs store commands")
+                        .isGreaterThanOrEqualTo(2);
+                assertThat(Double.isNaN(e.pairLogFsyncs()))
+                        .as("S5: fsyncs are counted exactly for MySQL, " + c.name())
+                        .isEqualTo(c.store() != StoreKind.MYSQL);
             }
         }
 
