@@ -10,14 +10,19 @@ public final class Results {
     /** A store's round-trip floor from Java: the physical limit the figures are read against. */
     public record Floor(StoreKind store, String operation, double p50Micros, double p99Micros) {}
 
-    /** S1: one thread, acquire + release. */
+    /**
+     * S1: one thread, acquire + release; {@code floorP50Micros} is the store's natural round trip (EVALSHA, SELECT 1,
+     * exists) measured just before this contender's run, so that the ratio is not skewed by the machine's latency
+     * drifting between the start of the run and this contender's turn.
+     */
     public record Uncontended(
             String contender,
             double opsPerSecond,
             double p50Micros,
             double p99Micros,
             double p999Micros,
-            long samples) {}
+            long samples,
+            double floorP50Micros) {}
 
     /** S2: 8 threads of one client, a key each. */
     public record Parallel(String contender, double opsPerSecond, List<Double> rounds) {}
