@@ -56,37 +56,38 @@ final class ManyLeases {
                         }
                     })
                     .start();
+            double acquireSeconds;
+            long heapHeld;
+            double perPeriod;
             try {
                 if (!acquired.await(10, TimeUnit.MINUTES)) {
                     throw new IllegalStateException(
                             contender.name() + " did not acquire " + plan.leases() + " leases within 10 minutes");
                 }
                 workers.check();
-                double acquireSeconds = (System.nanoTime() - start) / 1e9;
-                long heapHeld = usedHeapAfterGc();
+                acquireSeconds = (System.nanoTime() - start) / 1e9;
+                heapHeld = usedHeapAfterGc();
                 long windowStart = System.nanoTime();
                 long commandsHeld = commands.count(1, () -> {
                     // the three lease periods measured
                     TimeUnit.NANOSECONDS.sleep(plan.s6Lease().toNanos() * 3);
                 });
-                double periods = (System.nanoTime() - windowStart)
-                        / (double) plan.s6Lease().toNanos();
-                double perPeriod = commandsHeld / periods;
-                release.countDown();
-                workers.join(600);
-                return new Results.ManyLeases(
-                        contender.name(),
-                        plan.leases(),
-                        plan.s6Lease().toMillis() / 1e3,
-                        perPeriod,
-                        perPeriod / (plan.leases() / 100.0),
-                        Math.max(0, heapHeld - heapBefore) / (double) plan.leases(),
-                        acquireSeconds,
-                        lost.get());
+                perPeriod = commandsHeld
+                        / ((System.nanoTime() - windowStart)
+                                / (double) plan.s6Lease().toNanos());
             } finally {
                 release.countDown();
-                workers.join(600);
+                workers.join(600); // the releases, whose failures are the leases lost
             }
+            return new Results.ManyLeases(
+                    contender.name(),
+                    plan.leases(),
+                    plan.s6Lease().toMillis() / 1e3,
+                    perPeriod,
+                    perPeriod / (plan.leases() / 100.0),
+                    Math.max(0, heapHeld - heapBefore) / (double) plan.leases(),
+                    acquireSeconds,
+                    lost.get());
         }
     }
 

@@ -1,9 +1,6 @@
 package org.locksmith.lock.bench;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * S5: store commands per re-entrant acquire and per re-entrant release, counted by the store (see {@link
@@ -58,19 +55,9 @@ final class Reentry {
     /** InnoDB fsyncs (redo log and data files) the whole server made while {@code op} ran (run nothing else against it). */
     private static double logFsyncs(Stores stores, StoreCommands.Op op) throws Exception {
         try (Connection c = stores.mysqlConnection()) {
-            long before = status(c, "Innodb_data_fsyncs");
+            long before = StoreCommands.mysqlStatus(c, "Innodb_data_fsyncs");
             op.run();
-            return status(c, "Innodb_data_fsyncs") - before;
-        }
-    }
-
-    private static long status(Connection c, String name) throws SQLException {
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
-            if (!rs.next()) {
-                throw new IllegalStateException("the server has no status variable " + name);
-            }
-            return rs.getLong(2);
+            return StoreCommands.mysqlStatus(c, "Innodb_data_fsyncs") - before;
         }
     }
 }

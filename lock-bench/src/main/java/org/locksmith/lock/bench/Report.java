@@ -9,7 +9,6 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** Writes {@code benchmarks.md}: the run's context, the targets, then one table per scenario, with the charts. */
@@ -120,9 +119,7 @@ final class Report {
                     f1(u.p99Micros()),
                     f1(u.p999Micros()),
                     f1(u.floorP50Micros()),
-                    f1(u.p50Micros() / u.floorP50Micros()) + "× "
-                            + Floors.naturalOperation(
-                                    Contenders.byName(u.contender()).store()),
+                    multiple(u.contender(), u.p50Micros(), u.floorP50Micros()),
                     String.valueOf(u.samples())));
         }
         notApplicable(md, r, Scenario.S1);
@@ -232,8 +229,15 @@ final class Report {
     private static String floorMultiple(Results r, String contender, double micros) {
         StoreKind store = Contenders.byName(contender).store();
         String op = Floors.naturalOperation(store);
-        Optional<Results.Floor> floor = r.floor(store, op);
-        return floor.map(f -> f1(micros / f.p50Micros()) + "× " + op).orElse("—");
+        return r.floor(store, op)
+                .map(f -> multiple(contender, micros, f.p50Micros()))
+                .orElse("—");
+    }
+
+    /** {@code micros} as a multiple of {@code floorMicros}, naming the contender's store's floor operation. */
+    private static String multiple(String contender, double micros, double floorMicros) {
+        return f1(micros / floorMicros) + "× "
+                + Floors.naturalOperation(Contenders.byName(contender).store());
     }
 
     private static String label(String contender) {

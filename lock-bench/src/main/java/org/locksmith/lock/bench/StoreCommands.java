@@ -54,13 +54,7 @@ public abstract class StoreCommands implements AutoCloseable {
 
                     @Override
                     protected long read() {
-                        try (Statement s = connection.createStatement();
-                                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
-                            rs.next();
-                            return rs.getLong(2);
-                        } catch (SQLException e) {
-                            throw new IllegalStateException("SHOW GLOBAL STATUS failed: " + e.getMessage(), e);
-                        }
+                        return mysqlStatus(connection, "Questions");
                     }
 
                     @Override
@@ -86,6 +80,19 @@ public abstract class StoreCommands implements AutoCloseable {
                     }
                 };
         };
+    }
+
+    /** A MySQL/MariaDB global status counter ({@code Questions}, {@code Innodb_data_fsyncs}, ...) read on {@code c}. */
+    static long mysqlStatus(Connection c, String name) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
+            if (!rs.next()) {
+                throw new IllegalStateException("the server has no status variable " + name);
+            }
+            return rs.getLong(2);
+        } catch (SQLException e) {
+            throw new IllegalStateException("SHOW GLOBAL STATUS LIKE '" + name + "' failed: " + e.getMessage(), e);
+        }
     }
 
     private static Connection open(Stores stores) {
