@@ -21,7 +21,12 @@ public enum LockFeature {
     LEASE_EXPIRY,
     /** A live holder's lease is renewed in the background, so it keeps the lock for as long as it holds it. */
     AUTO_RENEWAL,
-    /** A lock is bound to the client's session with the store: when the session dies, its locks free promptly. */
+    /**
+     * A lock is bound to the client's session with the store: when the session dies, its locks free promptly. A
+     * session dies when its process or host dies, and also when it stays silent (a paused process, a frozen or
+     * partitioned host) past the session timeout the backend is configured with; a silent session that the store
+     * keeps for hours does not make a backend session-bound.
+     */
     SESSION_BOUND,
     /** A waiter is woken by the store when the lock frees, not by a polling interval. */
     BLOCKING_WAKEUP,

@@ -30,6 +30,13 @@ public interface LockLease extends AutoCloseable {
     /**
      * Whether this lease is held and can still be proved held: false once released, once lost, and once the
      * time for which the store last confirmed it has passed without a renewal. No I/O.
+     *
+     * <p>The time a confirmation buys: from the send time of the last round trip that confirmed the lease (for
+     * session-bound stores, that proved its session alive) plus the backend's lease time (or the store's session
+     * timeout, the shorter of both), minus a drift margin of 1% of that time plus 2 ms. A process paused past that
+     * bound (GC, SIGSTOP, a frozen VM) sees {@code false} on its first call after it resumes, before any loss
+     * report arrives. A lease whose owner thread ended without releasing it is released by the core at its next
+     * renewal round and reported lost.
      */
     boolean isValid();
 
@@ -38,7 +45,9 @@ public interface LockLease extends AutoCloseable {
 
     /**
      * Registers a listener called exactly once if this lease is lost before it is released; called at once (on
-     * the calling thread) if it was lost already. Listeners run on a core thread and must not block.
+     * the calling thread) if it was lost already. Listeners run on a core thread and must not block. Anything a
+     * listener throws, an {@link Error} included, is logged and does not reach the other listeners or the caller of
+     * {@link #release()}.
      *
      * @throws UnsupportedOperationException if the client does not declare {@link LockFeature#LOSS_DETECTION}:
      *     without it nothing may ever call the listener; use {@link #isValid()} and the {@link LockLostException}

@@ -65,6 +65,10 @@ public final class MemoryBackend implements LockBackend {
     public volatile boolean refuseRenewals;
     /** When true, renewals fail as if the store were unreachable. */
     public volatile boolean storeDown;
+    /** Added to every grant's {@code confirmedAtNanos()}: a positive shift is a backend that claims too late a time. */
+    public volatile long confirmedAtShiftNanos;
+    /** What {@link #sessionTimeout()} answers: positive makes this a store whose sessions expire when silent. */
+    public volatile Duration sessionTimeout = Duration.ZERO;
 
     /** Locks that never expire; {@link #loseSession} reports their loss, hence LOSS_DETECTION. */
     public MemoryBackend() {
@@ -104,7 +108,7 @@ public final class MemoryBackend implements LockBackend {
         @Override
         public long confirmedAtNanos() {
             confirmedAtHook.accept(request);
-            return confirmedAt;
+            return confirmedAt + confirmedAtShiftNanos;
         }
 
         @Override
@@ -167,6 +171,11 @@ public final class MemoryBackend implements LockBackend {
     @Override
     public Duration renewInterval() {
         return renewInterval;
+    }
+
+    @Override
+    public Duration sessionTimeout() {
+        return sessionTimeout;
     }
 
     @Override
@@ -234,6 +243,17 @@ public final class MemoryBackend implements LockBackend {
         }
         if (g != null) {
             g.request.reportLost("session expired", null);
+        }
+    }
+
+    /** Drops the key's state behind its holder's back without telling it, as a lease that expired in the store. */
+    public void dropWithoutReport(String key) {
+        lock.lock();
+        try {
+            holders.remove(key);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -49,13 +49,13 @@ final class CoreLease implements LockLease {
     /** The watchdog's look at this lease when its time runs out; null while none is pending. */
     private volatile ScheduledFuture<?> expiryCheck;
 
-    CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease) {
+    CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease, long confirmedAtNanos) {
         this.client = client;
         this.key = key;
         this.owner = owner;
         this.backendLease = backendLease;
         this.holder = new CoreLockClient.Holder(key, owner);
-        this.validUntilNanos = client.validUntil(backendLease.confirmedAtNanos());
+        this.validUntilNanos = client.validUntil(confirmedAtNanos);
     }
 
     CoreLockClient.Holder holder() {
@@ -181,7 +181,26 @@ final class CoreLease implements LockLease {
     /** Why a lease that the store did not confirm within its lease time is lost. */
     LockLostException ranOut() {
         return new LockLostException("Lease of key '" + key + "' ran out: the store did not confirm it within "
-                + client.leaseTime().toMillis() + " ms (renewal failed, was late, or the backend does not renew)");
+                + client.trustTime().toMillis() + " ms less the drift margin (renewal or session check failed, was"
+                + " late, or the process was paused, or the backend does not renew)");
+    }
+
+    /** Whether the thread that acquired this lease still runs; a dead one can never release it. */
+    boolean ownerAlive() {
+        return owner.isAlive();
+    }
+
+    /**
+     * Ends a lease whose owner thread died holding it: reported lost (with a log line naming key and thread), then
+     * released in the store, so the key does not stay locked for every process until the client closes. Run by
+     * the renewer; never throws.
+     */
+    void releaseAbandoned() {
+        LockLostException cause = new LockLostException("Lease of key '" + key + "' was abandoned: its owner thread '"
+                + owner.getName() + "' ended without releasing it; the core released it");
+        CoreLockClient.LOG.log(System.Logger.Level.WARNING, cause.getMessage());
+        markLost(cause);
+        releaseQuietly("abandoned by its owner thread");
     }
 
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
@@ -267,12 +286,16 @@ final class CoreLease implements LockLease {
     /** Release by {@link CoreLockClient#close()}: never throws. */
     void releaseOnClose() {
         releasedByClose = true;
+        releaseQuietly("while closing the client");
+    }
+
+    /** Ends every hold and releases in the store on the core's behalf; a store failure is logged, never thrown. */
+    private void releaseQuietly(String why) {
         holdCount = 0;
         try {
             releaseInStore();
         } catch (RuntimeException e) {
-            CoreLockClient.LOG.log(
-                    System.Logger.Level.WARNING, "Could not release key '" + key + "' while closing the client", e);
+            CoreLockClient.LOG.log(System.Logger.Level.WARNING, "Could not release key '" + key + "' " + why, e);
         }
     }
 
@@ -300,8 +323,10 @@ final class CoreLease implements LockLease {
             if (fired.compareAndSet(false, true)) {
                 try {
                     consumer.accept(cause);
-                } catch (RuntimeException e) {
-                    CoreLockClient.LOG.log(System.Logger.Level.WARNING, "onLost listener failed", e);
+                } catch (Throwable e) {
+                    // Errors too (an AssertionError in a test's listener, a StackOverflowError): one listener's bug
+                    // must not skip the others, end the notifier's task, or replace release()'s LockLostException.
+                    CoreLockClient.LOG.log(System.Logger.Level.ERROR, "onLost listener failed", e);
                 }
             }
         }

@@ -40,6 +40,9 @@ public final class CoreLockClient implements LockClient {
     private final Set<LockFeature> features;
     private final boolean reentrant;
     private final long leaseNanos;
+    /** Whether the backend's locks are bound to a session that expires when silent (its sessionTimeout() > 0). */
+    private final boolean sessionBound;
+
     private final String clientId;
     private final AtomicLong grants = new AtomicLong();
     private final ConcurrentHashMap<Holder, CoreLease> held = new ConcurrentHashMap<>();
@@ -67,7 +70,8 @@ public final class CoreLockClient implements LockClient {
         this.reentrant = features.contains(LockFeature.REENTRANT);
         Duration lease = backend.leaseTime();
         Duration renew = backend.renewInterval();
-        List<String> problems = inconsistencies(features, lease, renew);
+        Duration session = backend.sessionTimeout();
+        List<String> problems = inconsistencies(features, lease, renew, session);
         if (!problems.isEmpty()) {
             IllegalArgumentException rejected = new IllegalArgumentException("Backend '" + name + "' ("
                     + backend.getClass().getName() + ") declares what the core cannot honour: "
@@ -81,6 +85,7 @@ public final class CoreLockClient implements LockClient {
             throw rejected;
         }
         this.leaseNanos = lease.toNanos();
+        this.sessionBound = !session.isZero();
         byte[] id = new byte[12];
         RANDOM.nextBytes(id);
         this.clientId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
@@ -92,7 +97,7 @@ public final class CoreLockClient implements LockClient {
         watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier = new ThreadPoolExecutor(
                 0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("notifier"));
-        this.renewer = renew.isZero() ? null : new LeaseRenewer(backend, held.values(), leaseNanos, renew.toNanos());
+        this.renewer = renew.isZero() ? null : new LeaseRenewer(this, backend, held.values(), renew.toNanos());
     }
 
     /**
@@ -100,7 +105,8 @@ public final class CoreLockClient implements LockClient {
      * are consistent. Checked before any thread starts: a renewal slower than the lease, say, would otherwise show
      * up only as leases lost under load.
      */
-    private static List<String> inconsistencies(Set<LockFeature> features, Duration lease, Duration renew) {
+    private static List<String> inconsistencies(
+            Set<LockFeature> features, Duration lease, Duration renew, Duration session) {
         List<String> problems = new ArrayList<>();
         if (lease == null || lease.isNegative()) {
             problems.add("leaseTime() is " + (lease == null ? "null" : "negative (" + lease + ")")
@@ -109,6 +115,11 @@ public final class CoreLockClient implements LockClient {
         if (renew == null || renew.isNegative()) {
             problems.add("renewInterval() is " + (renew == null ? "null" : "negative (" + renew + ")")
                     + ": return how often to renew, or Duration.ZERO to never renew");
+        }
+        if (session == null || session.isNegative()) {
+            problems.add("sessionTimeout() is " + (session == null ? "null" : "negative (" + session + ")")
+                    + ": return how long the store keeps a silent session, or Duration.ZERO if locks are not bound"
+                    + " to one");
         }
         if (!problems.isEmpty()) {
             return problems;
@@ -126,6 +137,15 @@ public final class CoreLockClient implements LockClient {
             problems.add("its renewInterval() (" + renew.toMillis() + " ms) is not shorter than its leaseTime() ("
                     + lease.toMillis() + " ms), so leases run out before they are renewed: renew at a fraction"
                     + " of the lease time (a third leaves room for two failed attempts)");
+        }
+        if (!session.isZero() && renew.isZero()) {
+            problems.add("its sessionTimeout() (" + session.toMillis() + " ms) is positive but its renewInterval() is"
+                    + " zero, so nothing would prove its sessions alive and every lease would turn invalid after"
+                    + " one session timeout: return a fraction of sessionTimeout() (a third) as renewInterval()");
+        } else if (!session.isZero() && renew.compareTo(session) >= 0) {
+            problems.add("its renewInterval() (" + renew.toMillis() + " ms) is not shorter than its sessionTimeout() ("
+                    + session.toMillis() + " ms), so leases turn invalid before their session is proved alive:"
+                    + " check sessions at a fraction of the session timeout (a third)");
         }
         return problems;
     }
@@ -163,12 +183,45 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    Duration leaseTime() {
-        return Duration.ofNanos(leaseNanos);
+    /** Whether leases turn invalid by time alone: leased, or bound to a session that expires when silent. */
+    boolean validityIsBounded() {
+        return leaseNanos != 0 || sessionBound;
     }
 
+    /**
+     * How long a confirmation proves a lease held: the lease time, else the session timeout, the shorter of both
+     * when a backend has both; 0 if neither bounds it. The session timeout is asked each time: a store may
+     * negotiate it per session.
+     */
+    long trustNanos() {
+        long session = sessionBound ? backend.sessionTimeout().toNanos() : 0;
+        if (leaseNanos == 0) {
+            return session;
+        }
+        return session == 0 ? leaseNanos : Math.min(leaseNanos, session);
+    }
+
+    /**
+     * The drift margin taken off every bound: 1% of it plus 2 ms. The store measures the lease or session on its
+     * own clock, whose rate may differ from ours, and may act on its own tick (Redis's expiry cycle, ZooKeeper's
+     * session buckets); the same rule Redlock uses for its clock drift.
+     */
+    static long driftMarginNanos(long trustNanos) {
+        return trustNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+    }
+
+    /** The last instant a lease confirmed by a round trip sent at {@code confirmedAtNanos} can be trusted. */
     long validUntil(long confirmedAtNanos) {
-        return leaseNanos == 0 ? confirmedAtNanos + Long.MAX_VALUE / 2 : confirmedAtNanos + leaseNanos;
+        long trust = trustNanos();
+        if (trust == 0) {
+            return confirmedAtNanos + Long.MAX_VALUE / 2;
+        }
+        return confirmedAtNanos + trust - driftMarginNanos(trust);
+    }
+
+    /** The lease or session time that confirmations prove, for messages. */
+    Duration trustTime() {
+        return Duration.ofNanos(trustNanos());
     }
 
     CoreLease heldByCurrentThread(String key) {
@@ -207,7 +260,12 @@ public final class CoreLockClient implements LockClient {
             }
             BackendLease granted = backend.acquire(request);
             if (granted != null) {
-                lease = new CoreLease(this, key, thread, granted);
+                // A backend cannot have confirmed a grant after its acquire returned; a later claim is clamped so
+                // that it never stretches validity.
+                long returnedAt = System.nanoTime();
+                long confirmedAt = granted.confirmedAtNanos();
+                lease = new CoreLease(
+                        this, key, thread, granted, confirmedAt - returnedAt > 0 ? returnedAt : confirmedAt);
                 // Registered before the attempt leaves `waiting`: close() waits for `waiting` to drain and then
                 // releases all of `held`, so a grant that lands while the client closes is released before the
                 // backend closes, never after.
@@ -264,7 +322,7 @@ public final class CoreLockClient implements LockClient {
 
     /** Has the watchdog look at {@code lease} when its time runs out; nothing if leases do not expire. */
     void watchExpiry(CoreLease lease) {
-        if (leaseNanos == 0) {
+        if (!validityIsBounded()) {
             return;
         }
         long delay = Math.max(0, lease.validUntilNanos() - System.nanoTime());

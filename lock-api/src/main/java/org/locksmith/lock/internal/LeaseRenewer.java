@@ -18,19 +18,16 @@ import org.locksmith.lock.spi.LockBackend;
  * watchdog, so a slow store neither delays a waiter's cancellation nor is delayed by it.
  */
 final class LeaseRenewer {
+    private final CoreLockClient client;
     private final LockBackend backend;
     private final Collection<CoreLease> held;
-    private final long leaseNanos;
     private final ScheduledThreadPoolExecutor thread;
 
-    /**
-     * @param held a live view of the client's held leases
-     * @param leaseNanos the backend's lease time, 0 if leases do not expire
-     */
-    LeaseRenewer(LockBackend backend, Collection<CoreLease> held, long leaseNanos, long everyNanos) {
+    /** @param held a live view of the client's held leases */
+    LeaseRenewer(CoreLockClient client, LockBackend backend, Collection<CoreLease> held, long everyNanos) {
+        this.client = client;
         this.backend = backend;
         this.held = held;
-        this.leaseNanos = leaseNanos;
         this.thread = new ScheduledThreadPoolExecutor(1, new DaemonThreads("renewer"));
         thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         thread.scheduleWithFixedDelay(this::renewAll, everyNanos, everyNanos, TimeUnit.NANOSECONDS);
@@ -41,16 +38,25 @@ final class LeaseRenewer {
         renew(leasesDue());
     }
 
-    /** The held leases, after marking lost those whose time ran out. Their owners may release them meanwhile. */
+    /**
+     * The held leases, after marking lost those whose time ran out and releasing those whose owner thread died.
+     * Their owners may release them meanwhile.
+     */
     List<CoreLease> leasesDue() {
         List<CoreLease> due = new ArrayList<>();
+        boolean bounded = client.validityIsBounded();
         long now = System.nanoTime();
         for (CoreLease lease : held) {
             if (!lease.isHeld()) {
                 continue;
             }
+            // Renewed forever otherwise: nobody is left who could release it.
+            if (!lease.ownerAlive()) {
+                lease.releaseAbandoned();
+                continue;
+            }
             // Renewing it now would make it valid again after the core may already have said otherwise.
-            if (leaseNanos != 0 && now - lease.validUntilNanos() >= 0) {
+            if (bounded && now - lease.validUntilNanos() >= 0) {
                 lease.markLost(lease.ranOut());
                 continue;
             }

@@ -45,6 +45,23 @@ public interface LockBackend extends AutoCloseable {
     Duration renewInterval();
 
     /**
+     * How long the store keeps the session that binds this backend's locks once it hears nothing from this client
+     * (ZooKeeper's negotiated session timeout, a database's idle-connection timeout), or {@link Duration#ZERO} if
+     * locks are not bound to a session that expires by itself.
+     *
+     * <p>When positive, the core trusts a lease only until the send time of the last round trip that proved its
+     * session alive (the grant, then each {@link #renew} round that returns it as held) plus this time, minus the
+     * drift margin, whether or not the backend has reported a loss: a process paused (GC, SIGSTOP, a frozen VM)
+     * past its session resumes with {@code isValid() == false} before it can act on a lock another process may
+     * hold. The core proves sessions alive with {@link #renew} rounds, so {@link #renewInterval()} must then be
+     * positive and shorter than this time. Called at each confirmation, so it may follow a value the store
+     * negotiates per session. Never null or negative; the core checks this when the client is built.
+     */
+    default Duration sessionTimeout() {
+        return Duration.ZERO;
+    }
+
+    /**
      * Tries to acquire {@code request.key()} for {@code request.ownerId()} until the request's deadline.
      *
      * @return the granted lease, or null if the deadline passed or the request was cancelled first; nothing of the
