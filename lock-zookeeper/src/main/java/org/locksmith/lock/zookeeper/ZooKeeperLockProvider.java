@@ -69,6 +69,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
                 true,
                 settings.root(),
                 settings.connectString(),
-                settings.connectionTimeout().toMillis());
+                settings.connectionTimeout().toMillis(),
+                settings.sessionTimeout().toMillis());
     }
 }

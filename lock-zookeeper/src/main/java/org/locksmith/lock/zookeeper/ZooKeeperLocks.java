@@ -1,7 +1,10 @@
 package org.locksmith.lock.zookeeper;
 
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
@@ -46,11 +49,23 @@ public final class ZooKeeperLocks {
     public static LockClient using(CuratorFramework curator, String root) {
         Objects.requireNonNull(curator, "curator");
         Objects.requireNonNull(root, "root");
-        return Locks.client(new ZooKeeperLockBackend(
-                curator,
-                false,
-                root,
-                curator.getZookeeperClient().getCurrentConnectionString(),
-                curator.getZookeeperClient().getConnectionTimeoutMs()));
+        int connectionMs = curator.getZookeeperClient().getConnectionTimeoutMs();
+        String where = curator.getZookeeperClient().getCurrentConnectionString();
+        // A lease is trusted for the session timeout the server negotiated, which Curator does not tell before the
+        // first connection and does not expose as asked for: wait for that connection as a URL client does.
+        if (curator.getState() == CuratorFrameworkState.STARTED
+                && curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs() <= 0) {
+            try {
+                if (!curator.blockUntilConnected(connectionMs, TimeUnit.MILLISECONDS)) {
+                    throw new LockBackendException("Could not connect to ZooKeeper at " + where + " within the"
+                            + " client's connection timeout (" + connectionMs + " ms); check that the ensemble is"
+                            + " running and reachable");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockBackendException("Interrupted while connecting to ZooKeeper at " + where, e);
+            }
+        }
+        return Locks.client(new ZooKeeperLockBackend(curator, false, root, where, connectionMs, 0));
     }
 }

@@ -2,12 +2,17 @@ package org.locksmith.lock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,16 +62,7 @@ class ZooKeeperFaultTest {
 
     @Test
     void killedHolderJvmFreesTheLockAfterItsSessionTimeout() throws Exception {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        Process holder = new ProcessBuilder(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        HolderProcess.class.getName(),
-                        server.url(root, SESSION_MS, 2_000),
-                        "killed-jvm")
-                .redirectErrorStream(true)
-                .start();
+        Process holder = startHolderJvm(HolderProcess.class, "killed-jvm");
         try {
             BufferedReader out =
                     new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
@@ -78,8 +74,8 @@ class ZooKeeperFaultTest {
                         }
                     }
                     throw new IllegalStateException("holder JVM ended without holding");
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
             long workerToken = held.get(60, TimeUnit.SECONDS);
@@ -106,6 +102,86 @@ class ZooKeeperFaultTest {
         } finally {
             holder.destroyForcibly();
         }
+    }
+
+    /**
+     * The defect of issue 14: a holder whose whole JVM is stopped (SIGSTOP: a GC pause, a frozen VM) past its
+     * session resumed believing it held for ~250 ms, until Curator noticed, while another process held the key.
+     * Every moment the paused holder reports itself valid must come before the other client's grant.
+     */
+    @Test
+    void pausedHolderJvmResumesInvalidWhileAnotherClientHolds() throws Exception {
+        Process holder = startHolderJvm(ValidityReportingHolder.class, "paused-jvm");
+        List<Long> validAtMicros = new CopyOnWriteArrayList<>();
+        CompletableFuture<Long> held = new CompletableFuture<>();
+        CompletableFuture<String> lost = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("HELD ")) {
+                        held.complete(Long.parseLong(line.substring(5).trim()));
+                    } else if (line.startsWith("LOST ")) {
+                        lost.complete(line);
+                    } else if (line.startsWith("VALID ")) {
+                        validAtMicros.add(Long.parseLong(line.substring(6).trim()));
+                    }
+                }
+            } catch (IOException e) {
+                held.completeExceptionally(e);
+            }
+            held.completeExceptionally(new IllegalStateException("holder JVM ended without holding"));
+        });
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            long workerToken = held.get(60, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> validAtMicros.size() > 10);
+            signal("-STOP", holder.pid());
+            LockClient other = client();
+            try (LockLease lease = other.lock("paused-jvm").acquire(Duration.ofSeconds(SESSION_MS * 5 / 1000))) {
+                long grantedMicros = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+                assertThat(lease.fencingToken()).isGreaterThan(workerToken);
+                int seenBeforeResume = validAtMicros.size();
+                signal("-CONT", holder.pid());
+                // Until the resumed holder has heard of the loss itself: every belief it reports is in by then.
+                assertThat(lost.get(10, TimeUnit.SECONDS)).startsWith("LOST");
+                List<Long> afterGrant =
+                        validAtMicros.stream().filter(t -> t >= grantedMicros).toList();
+                assertThat(afterGrant)
+                        .as(
+                                "moments (epoch µs) at which the resumed holder said isValid() == true while another"
+                                        + " client held the key since %d (%d reports before the resume)",
+                                grantedMicros, seenBeforeResume)
+                        .isEmpty();
+            }
+        } finally {
+            signal("-CONT", holder.pid());
+            holder.destroyForcibly();
+            holder.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts {@code main} in a JVM of its own on this test's class path, holding {@code key} on the server. */
+    private static Process startHolderJvm(Class<?> main, String key) throws IOException {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        return new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        main.getName(),
+                        server.url(root, SESSION_MS, 2_000),
+                        key)
+                .redirectErrorStream(true)
+                .start();
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid))
+                .inheritIO()
+                .start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.exitValue()).as("kill %s %d", signal, pid).isZero();
     }
 
     @Test

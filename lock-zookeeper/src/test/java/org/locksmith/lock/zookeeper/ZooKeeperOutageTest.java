@@ -160,7 +160,7 @@ class ZooKeeperOutageTest {
             released[0] = catchThrowable(lease::release);
             // The documented outcome: the release cannot be confirmed within the connection timeout.
             assertThat(released[0]).isInstanceOf(LockBackendException.class);
-            assertThat(millisSince(start)).isLessThan(CONNECTION_MS + 1_000);
+            assertThat(millisSince(start)).isLessThan(CONNECTION_MS + 2_000);
         });
 
         awaitConnected(holder, other);
@@ -217,8 +217,9 @@ class ZooKeeperOutageTest {
                     .as("a waiter whose deadline passes during the outage times out, after %d ms", took)
                     .isInstanceOf(LockTimeoutException.class);
             // Not much later than its deadline: a call that was out when the connection dropped can take up to
-            // the ZooKeeper client's reconnection back-off (about a second) to fail.
-            assertThat(took).isBetween(deadlineMs, deadlineMs + 1_500);
+            // the ZooKeeper client's reconnection back-off (about a second) to fail, plus scheduling slack on two
+            // cores.
+            assertThat(took).isBetween(deadlineMs, deadlineMs + 2_500);
             assertThat(waiters).as("waiters with time left are still waiting").noneMatch(Future::isDone);
         });
         assertThat(waiters).as("waiters kept waiting through the outage").noneMatch(Future::isDone);
@@ -261,8 +262,10 @@ class ZooKeeperOutageTest {
         System.out.printf(
                 "[zookeeper] waiter in an outage: failed after %d ms (session %d ms, connection timeout %d ms)%n",
                 failedAfter[0], shortSessionMs, CONNECTION_MS);
-        // It kept its place while its session could survive, and gave up soon after the session ended.
-        assertThat(failedAfter[0]).isBetween(shortSessionMs * 3 / 4, shortSessionMs + CONNECTION_MS + 1_500);
+        // It kept its place while its session could survive, and gave up soon after the session ended: within the
+        // session and connection timeouts plus the ZooKeeper client's reconnection back-off (about a second) and
+        // scheduling slack on a loaded machine (a CI run on two cores took 6,116 ms against a 6,000 ms bound).
+        assertThat(failedAfter[0]).isBetween(shortSessionMs * 3 / 4, shortSessionMs + CONNECTION_MS + 3_000);
 
         awaitConnected(holder, waiter);
         assertThat(catchThrowable(lease::release)).isInstanceOf(LockLostException.class);

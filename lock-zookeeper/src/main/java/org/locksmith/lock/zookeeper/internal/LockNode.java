@@ -41,6 +41,9 @@ final class LockNode implements BackendLease, Watcher {
     volatile long session;
 
     private volatile long czxid;
+    /** The session that owns the node (its stat's ephemeralOwner): only that session's proof confirms it. */
+    volatile long ephemeralOwner;
+
     private volatile long confirmedAtNanos;
 
     LockNode(ZooKeeperLockBackend backend, AcquireRequest request, String parent) {
@@ -50,10 +53,11 @@ final class LockNode implements BackendLease, Watcher {
         this.tag = LockNodes.ownerTag(request.ownerId());
     }
 
-    void created(String path, long czxid) {
+    void created(String path, long czxid, long ephemeralOwner) {
         this.path = path;
         this.name = LockNodes.name(path);
         this.czxid = czxid;
+        this.ephemeralOwner = ephemeralOwner;
     }
 
     void vanished() {

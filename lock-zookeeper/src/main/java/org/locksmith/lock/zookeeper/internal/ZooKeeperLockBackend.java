@@ -5,8 +5,11 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -15,6 +18,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
@@ -47,6 +51,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final String root;
     private final String where;
     private final long connectionTimeoutMs;
+    /** The session timeout asked for, used until the server has negotiated one. */
+    private final long sessionTimeoutHintMs;
+
+    private final long checkIntervalMs;
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
     /**
@@ -66,9 +74,15 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * @param root the validated lock root, such as {@code /locksmith}
      * @param where the address, for messages
      * @param connectionTimeoutMs how long an operation waits for a connection before it fails
+     * @param sessionTimeoutMs the session timeout the client asked for, used until the server negotiates one
      */
     public ZooKeeperLockBackend(
-            CuratorFramework curator, boolean ownsCurator, String root, String where, long connectionTimeoutMs) {
+            CuratorFramework curator,
+            boolean ownsCurator,
+            String root,
+            String where,
+            long connectionTimeoutMs,
+            long sessionTimeoutMs) {
         if (curator.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("The CuratorFramework must be started before it is used for locks (state: "
                     + curator.getState() + "); call start() first");
@@ -78,6 +92,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
         this.root = LockNodes.validateRoot(root);
         this.where = where;
         this.connectionTimeoutMs = connectionTimeoutMs;
+        this.sessionTimeoutHintMs = sessionTimeoutMs;
+        this.checkIntervalMs = Math.max(1, sessionTimeout().toMillis() / 3);
         curator.getConnectionStateListenable().addListener(connectionListener);
     }
 
@@ -104,10 +120,69 @@ public final class ZooKeeperLockBackend implements LockBackend {
         return Duration.ZERO;
     }
 
-    /** Nothing to renew: ZooKeeper's own heartbeats keep the session, and connection events report its loss. */
+    /**
+     * A third of the session timeout known when this backend was built: how often {@link #renew} proves the
+     * session alive, so that a lease stays valid while its session provably is.
+     */
     @Override
     public Duration renewInterval() {
-        return Duration.ZERO;
+        return Duration.ofMillis(checkIntervalMs);
+    }
+
+    /**
+     * The session timeout the server negotiated (the server bounds the requested one to 2..20 ticks): the server
+     * expires a session it has not heard from for this long, and its ephemeral nodes with it.
+     */
+    @Override
+    public Duration sessionTimeout() {
+        int negotiated = curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        return Duration.ofMillis(negotiated > 0 ? negotiated : sessionTimeoutHintMs);
+    }
+
+    /**
+     * Proves in one round trip that the session owning the held nodes is alive, for all of them at once: a
+     * {@code sync}, not a read, because a follower may still answer reads for a session the leader has already
+     * expired, whereas a sync passes through the leader's pipeline after any close of the session. A node owned by
+     * another session than the one that answered went with its session and is returned as lost. Deletion of a
+     * held node is reported by its watch, not here.
+     *
+     * @throws LockBackendException if ZooKeeper did not answer within the connection timeout or refused
+     */
+    @Override
+    public List<BackendLease> renew(List<BackendLease> leases) {
+        ZooKeeper zk;
+        try {
+            zk = curator.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new LockBackendException("No ZooKeeper connection to " + where + " to prove the session alive", e);
+        }
+        long session = zk.getSessionId();
+        CompletableFuture<Integer> answered = new CompletableFuture<>();
+        zk.sync(root, (rc, path, ctx) -> answered.complete(rc), null);
+        int rc;
+        try {
+            rc = answered.get(connectionTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new LockBackendException("ZooKeeper at " + where + " did not answer a session check within "
+                    + ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionTimeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockBackendException("Interrupted while checking the ZooKeeper session at " + where, e);
+        } catch (ExecutionException e) {
+            throw new LockBackendException("Session check at " + where + " failed", e.getCause());
+        }
+        if (rc != KeeperException.Code.OK.intValue()) {
+            throw new LockBackendException(
+                    "ZooKeeper at " + where + " did not prove the session alive",
+                    KeeperException.create(KeeperException.Code.get(rc)));
+        }
+        List<BackendLease> lost = new ArrayList<>();
+        for (BackendLease lease : leases) {
+            if (((LockNode) lease).ephemeralOwner != session) {
+                lost.add(lease);
+            }
+        }
+        return lost;
     }
 
     /** The Curator client, for tests and tools. */
@@ -323,17 +398,19 @@ public final class ZooKeeperLockBackend implements LockBackend {
             }
         }
         long czxid = stat.getCzxid();
+        long owner = stat.getEphemeralOwner();
         if (czxid == 0) {
             // The node was found by protected mode after a lost reply: the stat was not filled in; ask for it.
             Stat found = curator.checkExists().forPath(path);
             czxid = found == null ? 0 : found.getCzxid();
+            owner = found == null ? 0 : found.getEphemeralOwner();
             if (found == null) {
-                node.created(path, 0);
+                node.created(path, 0, 0);
                 node.vanished();
                 return; // expired in between; the caller's getChildren will not find it and queue again
             }
         }
-        node.created(path, czxid);
+        node.created(path, czxid, owner);
     }
 
     /**
