@@ -190,6 +190,16 @@ public abstract class LockTck {
         new MutualExclusionContract(env).killedWorkerHolder();
     }
 
+    @Test
+    public void c01_mutualExclusion_pausedHolderNeverValidWhileAnotherHolds() throws Exception {
+        new MutualExclusionContract(env).pausedHolderNeverValidWhileAnotherHolds();
+    }
+
+    @Test
+    public void c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares() throws Exception {
+        new MutualExclusionContract(env).pausedWaiterNeitherKeepsNorShares();
+    }
+
     // ---- c02 Progress ---------------------------------------------------------------------------------------
 
     @Test

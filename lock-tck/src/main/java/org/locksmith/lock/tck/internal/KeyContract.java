@@ -109,9 +109,14 @@ public final class KeyContract {
             {"\\", "/"},
             {"%", "%25"}
         };
+        List<String[]> all = new ArrayList<>();
         for (String[] pair : pairs) {
-            String k1 = p + pair[0];
-            String k2 = p + pair[1];
+            all.add(new String[] {p + pair[0], p + pair[1]});
+        }
+        all.addAll(twins(p));
+        for (String[] pair : all) {
+            String k1 = pair[0];
+            String k2 = pair[1];
             LockLease l1 = a.lock(k1).acquire(Duration.ofSeconds(5));
             Optional<LockLease> l2 = b.lock(k2).tryAcquire();
             assertThat(l2)
@@ -124,7 +129,64 @@ public final class KeyContract {
     }
 
     private static String printable(String s) {
-        return s.replace("\n", "\\n").replace("\u0000", "\\u0000");
+        String shown = s.replace("\n", "\\n").replace("\u0000", "\\u0000");
+        return shown.length() <= 80
+                ? shown
+                : shown.substring(0, 40) + "...(" + s.length() + " chars)..." + shown.substring(shown.length() - 20);
+    }
+
+    /**
+     * Keys a store may merge without meaning to, each pair differing only where a shortcut would not look: at the
+     * last character past a length limit (255 or 767 bytes, 256, 512 or 1024 characters), at the first character of
+     * a long key (a suffix kept), by a Java {@code hashCode} collision, by path normalisation, by a character that
+     * Unicode normalisation or a trim would drop, or by a suffix a backend might use for its own entries.
+     */
+    static List<String[]> twins(String prefix) {
+        List<String[]> pairs = new ArrayList<>();
+        for (int length : new int[] {64, 100, 128, 250, 255, 256, 257, 500, 512, 767, 768, 1000, 1023, 1024}) {
+            String body = pad(prefix, 'x', length - 1);
+            pairs.add(new String[] {body + "a", body + "b"});
+        }
+        // Multi-byte characters: the same byte limits, reached with fewer characters.
+        for (char c : new char[] {'\u00e9', '\u4e2d'}) {
+            String body = pad(prefix, c, Locks.MAX_KEY_LENGTH - 1);
+            pairs.add(new String[] {body + "a", body + "b"});
+            for (int bytes : new int[] {255, 256, 767, 768}) {
+                String b = pad(prefix, c, Math.min(Locks.MAX_KEY_LENGTH - 1, prefix.length() + bytes / 2));
+                pairs.add(new String[] {b + "a", b + "b"});
+            }
+        }
+        String tail = pad("", 'y', Locks.MAX_KEY_LENGTH - prefix.length() - 1);
+        pairs.add(new String[] {prefix + "a" + tail, prefix + "b" + tail});
+        String[][] fixed = {
+            {"Aa", "BB"}, // equal String.hashCode()
+            {"AaAa", "BBBB"},
+            {"AaBB", "BBAa"},
+            {"a/b", "a//b"},
+            {"a/b", "a/./b"},
+            {"b", "a/../b"},
+            {"a/b", "a/b/"},
+            {"a/b", "/a/b"},
+            {"ab", "a\u200bb"}, // zero-width space
+            {"ab", "a\ufeffb"}, // zero-width no-break space
+            {"ab", "a\u00adb"}, // soft hyphen
+            {"fi", "\ufb01"}, // ligature (NFKC folds it)
+            {"A", "\uff21"}, // full-width A
+            {"k", "k\t"},
+            {"k", "k:waiters"},
+            {"k", "k:queue"},
+            {"k", "k/lock-0000000000"},
+            {"k", "k_fence"},
+            {"k", "k.lock"},
+            {"k", "k:fence"},
+            {"k", "k-lock"}
+        };
+        for (String[] f : fixed) {
+            pairs.add(new String[] {prefix + f[0], prefix + f[1]});
+            // Both ways: a backend's own entry under "k" + suffix may collide only when "k" is the one held.
+            pairs.add(new String[] {prefix + f[1], prefix + f[0]});
+        }
+        return pairs;
     }
 
     /** null, empty, over-long and ill-formed keys are rejected by lock(key) itself, before any I/O. */

@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
@@ -19,6 +22,10 @@ import org.locksmith.lock.Locks;
  * hold  URL KEY LIFETIME_MS                 acquire, print "ACQUIRED token nanoTime", hold until killed
  * loop  URL KEY LIFETIME_MS COUNT OUT COUNTER  COUNT times: acquire, bump the non-atomic counter file, record
  *                                             "startNanos endNanos token" in OUT, release; print "DONE"
+ * believe URL KEY LIFETIME_MS               acquire, print "ACQUIRED token nanoTime", then every 0.1 ms read the
+ *                                             wall clock and then isValid(); print "VALID micros" (epoch microseconds)
+ *                                             at most once a millisecond and for the last valid look, and
+ *                                             "INVALID micros" once it is not, and stop
  * </pre>
  */
 public final class TckWorker {
@@ -53,6 +60,7 @@ public final class TckWorker {
                     System.out.flush();
                     Thread.sleep(lifetimeMs); // held until the harness kills this process
                 }
+                case "believe" -> believe(client.lock(key).acquire(Duration.ofMillis(lifetimeMs)), fencing);
                 case "loop" ->
                     loop(client, key, fencing, Integer.parseInt(args[4]), Path.of(args[5]), Path.of(args[6]));
                 default -> throw new IllegalArgumentException("unknown worker mode " + mode);
@@ -65,6 +73,37 @@ public final class TckWorker {
         }
         System.out.flush();
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * Reports every moment this process believes it holds: the clock is read first, so a valid answer proves the
+     * belief at that instant or later. The pause contract stops this process and compares these moments with the
+     * grant of another client.
+     */
+    private static void believe(LockLease lease, boolean fencing) {
+        System.out.println("ACQUIRED " + (fencing ? lease.fencingToken() : -1) + " " + System.nanoTime());
+        System.out.flush();
+        long lastValid = -1;
+        long lastPrinted = 0;
+        while (true) {
+            long now = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+            if (!lease.isValid()) {
+                if (lastValid >= 0) {
+                    System.out.println("VALID " + lastValid); // the last moment believed, whenever it was
+                }
+                System.out.println("INVALID " + now);
+                System.out.flush();
+                return;
+            }
+            lastValid = now;
+            if (now - lastPrinted >= 1000) {
+                System.out.println("VALID " + now);
+                System.out.flush();
+                lastPrinted = now;
+            }
+            // Looks again within ~0.1 ms: after a SIGCONT this thread looks before a renewal round can finish.
+            LockSupport.parkNanos(100_000);
+        }
     }
 
     private static void loop(LockClient client, String key, boolean fencing, int count, Path out, Path counter)

@@ -102,6 +102,40 @@ public final class WorkerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Every line printed until one starting with {@code prefix} (included) or until {@code timeout}, whichever comes
+     * first; never fails. For contracts that judge what a worker said, including when it said too little.
+     */
+    public List<String> linesUntil(String prefix, Duration timeout) throws InterruptedException {
+        List<String> seen = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
+            if (line == null || line.equals("EOF")) {
+                return seen;
+            }
+            seen.add(line);
+            if (line.startsWith(prefix)) {
+                return seen;
+            }
+        }
+    }
+
+    /**
+     * Sends {@code signal} ({@code STOP}, {@code CONT}) to the worker with the system's {@code kill}; the JDK has no
+     * API for job-control signals. A pause is how a GC pause or a frozen VM looks to the store.
+     */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("could not send SIG" + signal + " to " + description + ": " + out);
+        }
+    }
+
     public long pid() {
         return process.pid();
     }

@@ -84,6 +84,7 @@ class BrokenBackendsTest {
                 "c02_progress_handoffLatency",
                 "c04_ownership_staleReleaseDoesNotFreeNewHolder",
                 "c05_deadlines_timedAcquireGivesUpOnTime",
+                "c05_deadlines_tryAcquireDoesNotWait",
                 "c06_interruption_interruptedWaiterLeavesNothing",
                 "c10_fencing_tokensRiseAcrossCrashedHolder",
                 "c11_lossDetection_stateDeleted",
@@ -105,6 +106,14 @@ class BrokenBackendsTest {
         assertThat(unrenewed.get("c07_leaseExpiry_abandonedLeaseExpires").getStatus())
                 .as("unrenewed reference on c07 " + unrenewed)
                 .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
+
+    @Test
+    void pausedHolderThatTrustsItsLeaseTooLong() throws Exception {
+        assertCaught(
+                BrokenTcks.FileDeclaresLongerLease.class,
+                "c01_mutualExclusion_pausedHolderNeverValidWhileAnotherHolds",
+                "two valid holders");
     }
 
     @Test
@@ -140,6 +149,12 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void tryAcquireThatWaitsBriefly() throws Exception {
+        assertCaught(
+                BrokenTcks.TryWaits40Ms.class, "c05_deadlines_tryAcquireDoesNotWait", "must not wait on the holder");
+    }
+
+    @Test
     void declaresLeaseExpiryButNeverExpires() throws Exception {
         assertCaught(BrokenTcks.NeverExpires.class, "c07_leaseExpiry_abandonedLeaseExpires", "abandoned");
     }
@@ -152,6 +167,16 @@ class BrokenBackendsTest {
     @Test
     void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
         assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
+    void declaresBlockingWakeupButLosesOneWakeupInFour() throws Exception {
+        assertCaught(BrokenTcks.LosesOneWakeupInFour.class, "c02_progress_handoffLatency", "lost wake-up");
+    }
+
+    @Test
+    void keysTruncatedAt255Characters() throws Exception {
+        assertCaught(BrokenTcks.KeysTruncatedAt255.class, "c14_keys_distinctKeysNeverCollide", "collide");
     }
 
     @Test

@@ -1,7 +1,10 @@
 package org.locksmith.lock.tck.reference;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
 import org.locksmith.lock.LockFeature;
 
 /**
@@ -57,6 +60,45 @@ final class BrokenTcks {
         @Override
         Set<MemoryLockBackend.Defect> defects() {
             return Set.of(MemoryLockBackend.Defect.TIMED_ACQUIRE_RETURNS_EARLY);
+        }
+    }
+
+    /** tryAcquire() of a held key waits up to 40 ms for the holder: well inside the deadline overshoot. */
+    static class TryWaits40Ms extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-try-waits-40ms";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TRY_WAITS_40MS);
+        }
+    }
+
+    /** Declares BLOCKING_WAKEUP, but one wait in four misses its wake-up and finds the key free 500 ms later. */
+    static class LosesOneWakeupInFour extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-loses-one-wakeup-in-four";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LOSES_WAKEUPS);
+        }
+    }
+
+    /** Cuts keys at 255 characters: long keys that differ only past that point share one lock. */
+    static class KeysTruncatedAt255 extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-keys-truncated-at-255";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.KEYS_TRUNCATED_AT_255);
         }
     }
 
@@ -265,5 +307,25 @@ final class BrokenTcks {
         EnumSet<LockFeature> f = EnumSet.copyOf(MemoryLockBackend.ALL);
         f.remove(LockFeature.AUTO_RENEWAL);
         WITHOUT_RENEWAL = f;
+    }
+
+    /**
+     * The file backend, whose leases the store keeps for L, declaring 3 L: a holder paused past L resumes still
+     * valid while another process holds the key.
+     */
+    static class FileDeclaresLongerLease extends FileReferenceTckTest {
+        /** Its own directory: the reference's is removed once the reference's own run is over. */
+        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+
+        @AfterAll
+        static void removeOwnDirectory() throws IOException {
+            FileReferenceTckTest.removeTree(OWN_DIR);
+        }
+
+        @Override
+        String url() {
+            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis() + "&declaredLeaseMs="
+                    + timings().leaseTime().multipliedBy(3).toMillis();
+        }
     }
 }

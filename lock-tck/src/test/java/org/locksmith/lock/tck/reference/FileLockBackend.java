@@ -47,15 +47,23 @@ final class FileLockBackend implements LockBackend {
 
     private final Path dir;
     private final Duration leaseTime;
+    /** What {@link #leaseTime()} declares: the store's lease, except in the broken variant that claims more. */
+    private final Duration declaredLease;
 
     FileLockBackend(Path dir, Duration leaseTime) {
+        this(dir, leaseTime, leaseTime);
+    }
+
+    /** A broken variant when {@code declaredLease} differs: the core then trusts leases the store no longer keeps. */
+    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease) {
         this.dir = dir;
         this.leaseTime = leaseTime;
+        this.declaredLease = declaredLease;
     }
 
     @Override
     public String name() {
-        return "reference-file";
+        return declaredLease.equals(leaseTime) ? "reference-file" : "broken-file-declares-longer-lease";
     }
 
     @Override
@@ -65,7 +73,7 @@ final class FileLockBackend implements LockBackend {
 
     @Override
     public Duration leaseTime() {
-        return leaseTime;
+        return declaredLease;
     }
 
     @Override

@@ -30,7 +30,7 @@ public final class FileLockProvider implements LockProvider {
 
     @Override
     public Set<String> parameters() {
-        return Set.of("leaseMs");
+        return Set.of("leaseMs", "declaredLeaseMs");
     }
 
     @Override
@@ -44,6 +44,8 @@ public final class FileLockProvider implements LockProvider {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("Lock URL " + url + ": " + dir + " is not a directory; create it first");
         }
-        return new FileLockBackend(dir, lease);
+        // Test-only defect for the TCK's self-test: declare a longer lease than the store keeps.
+        Duration declared = url.millisParameter("declaredLeaseMs", lease, Duration.ofMillis(100), Duration.ofHours(1));
+        return new FileLockBackend(dir, lease, declared);
     }
 }

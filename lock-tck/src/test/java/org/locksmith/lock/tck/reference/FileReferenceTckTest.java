@@ -1,6 +1,7 @@
 package org.locksmith.lock.tck.reference;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -18,26 +19,33 @@ import org.locksmith.lock.tck.LockTck;
  * this is where the multi-process contracts (c01 processes, killed holders, c07 expiry after a crash) are proven.
  */
 class FileReferenceTckTest extends LockTck {
-    private static final Path DIR;
+    private static final Path DIR = newDirectory();
 
-    static {
+    static Path newDirectory() {
         try {
-            DIR = Files.createTempDirectory("locksmith-file-tck-");
+            return Files.createTempDirectory("locksmith-file-tck-");
         } catch (IOException e) {
-            throw new ExceptionInInitializerError(e);
+            throw new UncheckedIOException(e);
         }
     }
 
     @AfterAll
     static void removeDirectory() throws IOException {
-        try (var paths = Files.walk(DIR)) {
+        removeTree(DIR);
+    }
+
+    static void removeTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         }
     }
 
-    private String url() {
+    String url() {
         return "file://" + DIR + "?leaseMs=" + timings().leaseTime().toMillis();
     }
 

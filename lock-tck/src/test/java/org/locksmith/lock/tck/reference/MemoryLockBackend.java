@@ -46,8 +46,20 @@ final class MemoryLockBackend implements LockBackend {
          * The store expires leases, but the backend tells the core a lease twenty times longer than the store keeps
          * (as a backend that misreads its store's TTL unit would) and never reports an expired grant lost.
          */
-        EXPIRES_SILENTLY
+        EXPIRES_SILENTLY,
+        /** tryAcquire() of a held key waits up to 40 ms for the holder before it gives up (a "short grace"). */
+        TRY_WAITS_40MS,
+        /**
+         * Every fourth wait misses its wake-up (as a subscription set up after the release, or a notification
+         * dropped on a reconnect, would) and the waiter finds the key free only at its fallback re-check 500 ms on.
+         */
+        LOSES_WAKEUPS,
+        /** Stores keys cut at 255 characters, as a VARCHAR(255) column in a non-strict SQL mode would. */
+        KEYS_TRUNCATED_AT_255
     }
+
+    /** Waits counted by {@link Defect#LOSES_WAKEUPS}. */
+    private static final java.util.concurrent.atomic.AtomicLong WAITS = new java.util.concurrent.atomic.AtomicLong();
 
     /** Housekeepers leaked by {@link Defect#LEAKS_HOUSEKEEPER_THREAD}, so that the meta-test can end them after. */
     static final Set<Thread> LEAKED_HOUSEKEEPERS = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -164,6 +176,9 @@ final class MemoryLockBackend implements LockBackend {
         // The defect folds case, as a case-insensitive collation would.
         String key =
                 has(Defect.CASE_INSENSITIVE_KEYS) ? request.key().toLowerCase(java.util.Locale.ROOT) : request.key();
+        if (has(Defect.KEYS_TRUNCATED_AT_255) && key.length() > 255) {
+            key = key.substring(0, 255);
+        }
         // Unblocks our condition wait when the core cancels (deadline, interrupt, close).
         if (!request.isTry()) {
             request.onCancel(() -> {
@@ -183,6 +198,7 @@ final class MemoryLockBackend implements LockBackend {
         try {
             checkUp();
             Object me = null;
+            long tryUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40);
             MemoryStore.KeyState ks = store.keys.computeIfAbsent(key, k -> new MemoryStore.KeyState());
             while (true) {
                 long now = System.nanoTime();
@@ -195,7 +211,9 @@ final class MemoryLockBackend implements LockBackend {
                     ks.holder = g;
                     return g;
                 }
-                long left = request.isTry() ? 0 : deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
+                long left = request.isTry()
+                        ? (has(Defect.TRY_WAITS_40MS) ? tryUntil - now : 0)
+                        : deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
                 if (left <= 0 || request.isCancelled()) {
                     if (left <= 0 && !request.isTry() && has(Defect.TIMED_ACQUIRE_OVERSHOOTS)) {
                         // Gives up seconds after its deadline, and ignores the core's cancel signal meanwhile.
@@ -217,6 +235,9 @@ final class MemoryLockBackend implements LockBackend {
                     wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
                 }
                 long poll = pollNanos();
+                if (poll == 0 && has(Defect.LOSES_WAKEUPS) && WAITS.incrementAndGet() % 4 == 0) {
+                    poll = TimeUnit.MILLISECONDS.toNanos(500); // this wait's wake-up is lost
+                }
                 if (poll > 0) {
                     wait = Math.min(wait, poll);
                 }
