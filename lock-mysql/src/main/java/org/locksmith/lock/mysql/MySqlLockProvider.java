@@ -22,6 +22,8 @@ import org.locksmith.lock.spi.LockUrl;
  * every combination. Parameters (all optional): {@code strategy} (row|lease|named, default row), {@code table}
  * (default {@value MySqlSettings#DEFAULT_TABLE}), {@code createSchema} (default true), {@code leaseMs} (lease
  * strategy, default 30000), {@code checkIntervalMs} (row/named: how often held sessions are pinged, default 1000),
+ * {@code sessionTimeoutMs} (row/named: the server's {@code wait_timeout} on lock connections, whole seconds, default
+ * five check intervals),
  * {@code poolSize} (connections per shard for held and waiting locks, default 10), {@code timeoutMs} (connect and
  * statement timeout, default 5000). The JDBC driver ({@code jdbc:mysql:}, such as mysql-connector-j) is supplied
  * by the application.
@@ -48,7 +50,15 @@ public final class MySqlLockProvider implements LockProvider {
 
     @Override
     public Set<String> parameters() {
-        return Set.of("strategy", "table", "createSchema", "leaseMs", "checkIntervalMs", "poolSize", "timeoutMs");
+        return Set.of(
+                "strategy",
+                "table",
+                "createSchema",
+                "leaseMs",
+                "checkIntervalMs",
+                "sessionTimeoutMs",
+                "poolSize",
+                "timeoutMs");
     }
 
     @Override
@@ -70,12 +80,19 @@ public final class MySqlLockProvider implements LockProvider {
 
     static MySqlSettings settings(LockUrl url) {
         MySqlSettings d = MySqlSettings.defaults();
+        Duration check =
+                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
         return new MySqlSettings(
                 MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
                 url.parameter("table", d.table()),
                 url.booleanParameter("createSchema", d.createSchema()),
                 url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
-                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1)),
+                check,
+                url.millisParameter(
+                        "sessionTimeoutMs",
+                        MySqlSettings.defaultSessionTimeout(check),
+                        Duration.ofSeconds(1),
+                        MySqlSettings.MAX_SESSION_TIMEOUT),
                 url.intParameter("poolSize", d.poolSize(), 1, 10_000),
                 url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)));
     }

@@ -54,6 +54,7 @@ public final class MySqlLocks {
         private boolean createSchema = true;
         private Duration leaseTime = MySqlSettings.DEFAULT_LEASE;
         private Duration checkInterval = MySqlSettings.DEFAULT_CHECK_INTERVAL;
+        private Duration sessionTimeout;
         private Integer poolSize;
         private Duration timeout = MySqlSettings.DEFAULT_TIMEOUT;
 
@@ -108,6 +109,18 @@ public final class MySqlLocks {
         }
 
         /**
+         * {@code row}/{@code named}: the server's {@code wait_timeout} on the connections that hold or wait for locks
+         * (whole seconds, at least two check intervals; default five check intervals, rounded up to seconds). A
+         * client that falls silent this long (process paused or dead, host frozen or cut off) loses its session and
+         * its locks, and a holder's own lease turns invalid before that; the setting each connection had is put back
+         * when it returns to its pool.
+         */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+            return this;
+        }
+
+        /**
          * How many connections of each data source may hold or wait for locks at once. Default: a HikariCP pool's
          * maximum size (less one kept for fencing tokens with the {@code row} strategy), else 9. A HikariCP pool too
          * small for one holder plus that service connection, or for this number, is rejected by {@link #build()}.
@@ -139,7 +152,14 @@ public final class MySqlLocks {
                 shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
             }
             MySqlSettings settings = new MySqlSettings(
-                    strategy, table, createSchema, leaseTime, checkInterval, Math.min(size, 10_000), timeout);
+                    strategy,
+                    table,
+                    createSchema,
+                    leaseTime,
+                    checkInterval,
+                    sessionTimeout != null ? sessionTimeout : MySqlSettings.defaultSessionTimeout(checkInterval),
+                    Math.min(size, 10_000),
+                    timeout);
             return new MySqlLockBackend(settings, shards);
         }
 

@@ -34,7 +34,7 @@ class MySqlRoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}: acquire {1}, release {2}")
-    @CsvSource({"ROW, 3, 1", "LEASE, 1, 1", "NAMED, 2, 1"})
+    @CsvSource({"ROW, 4, 2", "LEASE, 1, 1", "NAMED, 3, 2"})
     void roundTripsPerAcquireAndRelease(MySqlStrategy strategy, int acquireTrips, int releaseTrips) throws Exception {
         String url = BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + TABLE + "_" + strategy.urlValue()
                 + "&poolSize=" + (N + 5) + "&checkIntervalMs=600000&leaseMs=600000";

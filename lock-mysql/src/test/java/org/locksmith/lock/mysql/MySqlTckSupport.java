@@ -46,6 +46,8 @@ abstract class MySqlTckSupport extends LockTck {
                 + "&leaseMs=" + t.leaseTime().toMillis()
                 // the session check decides how fast a killed session is noticed: well inside sessionTimeout
                 + "&checkIntervalMs=" + t.sessionTimeout().toMillis() / 10
+                // the server ends a silent (paused, dead, cut-off) client's session after this
+                + "&sessionTimeoutMs=" + t.sessionTimeout().toMillis()
                 + "&timeoutMs=" + timeoutMs
                 + "&poolSize=24";
     }

@@ -125,6 +125,15 @@ public final class MySqlLockBackend implements LockBackend {
                 : settings.checkInterval();
     }
 
+    /**
+     * {@code row}/{@code named}: the {@code wait_timeout} set on every lock connection, so the core trusts a held
+     * lease no longer than the server keeps a silent session; {@code lease}: none.
+     */
+    @Override
+    public Duration sessionTimeout() {
+        return settings.strategy() == MySqlStrategy.LEASE ? Duration.ZERO : settings.sessionTimeout();
+    }
+
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         byte[] keyHash = KeyCodec.sha256(request.key());
@@ -174,6 +183,11 @@ public final class MySqlLockBackend implements LockBackend {
 
     long timeoutNanos() {
         return settings.timeout().toNanos();
+    }
+
+    /** The {@code wait_timeout} of lock connections, in seconds. */
+    long sessionSeconds() {
+        return settings.sessionSeconds();
     }
 
     int timeoutMillis() {

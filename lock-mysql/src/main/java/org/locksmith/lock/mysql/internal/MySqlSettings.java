@@ -13,6 +13,9 @@ import org.locksmith.lock.mysql.MySqlStrategy;
  * @param createSchema create missing tables at open
  * @param leaseTime lease strategy: how long a lease lives without renewal
  * @param checkInterval row/named strategies: how often held connections are pinged to detect a killed session
+ * @param sessionTimeout row/named strategies: the server's {@code wait_timeout} on lock connections, so that the
+ *     session of a dead, frozen or partitioned client (and with it its locks) ends after this much silence; whole
+ *     seconds, at least twice {@code checkInterval} (the pings keep a live holder's session busy)
  * @param poolSize connections per shard for locks (each held or waiting lock uses one)
  * @param timeout how long a store operation may take (connect, borrow, statements other than lock waits)
  */
@@ -22,6 +25,7 @@ public record MySqlSettings(
         boolean createSchema,
         Duration leaseTime,
         Duration checkInterval,
+        Duration sessionTimeout,
         int poolSize,
         Duration timeout) {
 
@@ -31,6 +35,13 @@ public record MySqlSettings(
     public static final String DEFAULT_TABLE = "locksmith_lock";
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(1);
+
+    /** The default session timeout is this many check intervals, rounded up to whole seconds. */
+    public static final int DEFAULT_SESSION_CHECKS = 5;
+
+    /** The server's largest {@code wait_timeout} (365 days). */
+    public static final Duration MAX_SESSION_TIMEOUT = Duration.ofDays(365);
+
     public static final int DEFAULT_POOL_SIZE = 10;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -39,6 +50,7 @@ public record MySqlSettings(
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(leaseTime, "leaseTime");
         Objects.requireNonNull(checkInterval, "checkInterval");
+        Objects.requireNonNull(sessionTimeout, "sessionTimeout");
         Objects.requireNonNull(timeout, "timeout");
         validateTable(table);
         if (leaseTime.compareTo(Duration.ofMillis(100)) < 0) {
@@ -48,6 +60,20 @@ public record MySqlSettings(
         if (checkInterval.compareTo(Duration.ofMillis(10)) < 0) {
             throw new IllegalArgumentException(
                     "MySQL check interval " + checkInterval.toMillis() + " ms is too short: use at least 10 ms");
+        }
+        if (sessionTimeout.toNanos() % 1_000_000_000L != 0
+                || sessionTimeout.compareTo(Duration.ofSeconds(1)) < 0
+                || sessionTimeout.compareTo(MAX_SESSION_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("MySQL session timeout " + sessionTimeout.toMillis()
+                    + " ms must be whole seconds from 1 s to 365 days (sessionTimeoutMs): it becomes the server's"
+                    + " wait_timeout, which counts seconds");
+        }
+        if (sessionTimeout.compareTo(checkInterval.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("MySQL session timeout " + sessionTimeout.toMillis()
+                    + " ms is shorter than two check intervals ("
+                    + checkInterval.multipliedBy(2).toMillis()
+                    + " ms): the pings every checkIntervalMs are what keep a live holder's session from timing out;"
+                    + " raise sessionTimeoutMs or lower checkIntervalMs");
         }
         if (poolSize < 1 || poolSize > 10_000) {
             throw new IllegalArgumentException("MySQL poolSize " + poolSize
@@ -59,7 +85,10 @@ public record MySqlSettings(
         }
     }
 
-    /** Defaults: row strategy, table {@value #DEFAULT_TABLE}, create schema, lease 30 s, check 1 s, pool 10, 5 s. */
+    /**
+     * Defaults: row strategy, table {@value #DEFAULT_TABLE}, create schema, lease 30 s, check 1 s, session 5 s, pool
+     * 10, 5 s.
+     */
     public static MySqlSettings defaults() {
         return new MySqlSettings(
                 MySqlStrategy.ROW,
@@ -67,8 +96,27 @@ public record MySqlSettings(
                 true,
                 DEFAULT_LEASE,
                 DEFAULT_CHECK_INTERVAL,
+                defaultSessionTimeout(DEFAULT_CHECK_INTERVAL),
                 DEFAULT_POOL_SIZE,
                 DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * The session timeout used where none is given: {@value #DEFAULT_SESSION_CHECKS} check intervals, rounded up to
+     * whole seconds, at least 2 s (a shorter one ends live sessions on a scheduling hiccup), at most the server's
+     * maximum.
+     */
+    public static Duration defaultSessionTimeout(Duration checkInterval) {
+        long nanos = checkInterval.toNanos() >= MAX_SESSION_TIMEOUT.toNanos() / DEFAULT_SESSION_CHECKS
+                ? MAX_SESSION_TIMEOUT.toNanos()
+                : checkInterval.toNanos() * DEFAULT_SESSION_CHECKS;
+        return Duration.ofSeconds(
+                Math.min(MAX_SESSION_TIMEOUT.toSeconds(), Math.max(2, (nanos + 999_999_999L) / 1_000_000_000L)));
+    }
+
+    /** {@link #sessionTimeout} in the whole seconds of {@code wait_timeout}. */
+    long sessionSeconds() {
+        return sessionTimeout.toSeconds();
     }
 
     /**

@@ -34,7 +34,8 @@ final class NamedLocks implements Strategy {
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, false, backend.cancelExecutor(), backend.timeoutNanos());
+        Connection c = shard.borrowForLock(
+                request, false, backend.cancelExecutor(), backend.timeoutNanos(), backend.sessionSeconds());
         if (c == null) {
             return null;
         }
@@ -53,7 +54,6 @@ final class NamedLocks implements Strategy {
                         Math.min(Integer.MAX_VALUE, seconds.longValue() * 1000 + 1000 + backend.timeoutMillis()));
                 ps.setString(1, name);
                 ps.setBigDecimal(2, seconds);
-                long sentAt = System.nanoTime();
                 Integer result;
                 canceller.begin(ps);
                 maybeHeld = true;
@@ -77,6 +77,9 @@ final class NamedLocks implements Strategy {
                 if (result != null && result == 1) {
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
                     long token;
+                    // The session's silence is counted from the end of its last statement, and a wait may have
+                    // lasted long: the grant is confirmed by the send time of the token statement on this session.
+                    long confirmedAt = System.nanoTime();
                     try {
                         token = fencing.nextOn(c, keyHash);
                     } catch (SQLException e) {
@@ -86,7 +89,7 @@ final class NamedLocks implements Strategy {
                         }
                         throw e;
                     }
-                    NamedLease lease = new NamedLease(backend, shard, c, name, token, sentAt);
+                    NamedLease lease = new NamedLease(backend, shard, c, name, token, confirmedAt);
                     granted = lease;
                     backend.remember(lease);
                     return granted;

@@ -39,7 +39,8 @@ final class RowLocks implements Strategy {
 
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
-        Connection c = shard.borrowForLock(request, true, backend.cancelExecutor(), backend.timeoutNanos());
+        Connection c = shard.borrowForLock(
+                request, true, backend.cancelExecutor(), backend.timeoutNanos(), backend.sessionSeconds());
         if (c == null) {
             return null;
         }
@@ -52,7 +53,6 @@ final class RowLocks implements Strategy {
                     return null;
                 }
                 long waitSeconds = request.isTry() ? 0 : waitSeconds(request.remainingNanos());
-                long sentAt = System.nanoTime();
                 Boolean found = lockRow(shard, c, keyHash, request, waitSeconds, canceller);
                 if (found == null) {
                     if (request.isTry() || request.isCancelled()) {
@@ -63,9 +63,11 @@ final class RowLocks implements Strategy {
                 if (found) {
                     long token = fencing.next(shard, keyHash);
                     c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
-                    RowLease lease = new RowLease(backend, shard, c, keyHash, token, sentAt);
                     // The token was issued on another connection: prove this session still holds the row, or a
                     // session killed before the token was issued would be granted a token above its successor's.
+                    // That check's send time confirms the grant: the session's silence is counted from the end of
+                    // its last statement, and the locking read may have waited long.
+                    RowLease lease = new RowLease(backend, shard, c, keyHash, token, System.nanoTime());
                     if (!stillHeld(lease, c)) {
                         throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
                                 + " ended before its fencing token was issued");
@@ -174,6 +176,7 @@ final class RowLocks implements Strategy {
 
     private static void rollbackAndGiveBack(Shard shard, Connection c) {
         try {
+            shard.restoreSilence(c);
             c.rollback();
         } catch (SQLException e) {
             shard.discard(c);
@@ -228,6 +231,9 @@ final class RowLocks implements Strategy {
 
         @Override
         boolean releaseInSession() throws SQLException {
+            // Before COMMIT, which ends the transaction: a statement after it would leave the pool a transaction to
+            // roll back (one more round trip).
+            shard.restoreSilence(connection);
             connection.commit();
             return true;
         }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +36,9 @@ public final class Shard implements AutoCloseable {
     private final Semaphore lockPermits;
     private final List<HikariDataSource> owned;
     private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
+    /** Lock connections whose {@code wait_timeout} was set at borrow; their own value is put back at return. */
+    private final Set<Connection> silenceBound = ConcurrentHashMap.newKeySet();
+
     private volatile Boolean mariaDb;
     private volatile String database;
 
@@ -105,13 +109,21 @@ public final class Shard implements AutoCloseable {
     /**
      * Borrows a connection for a lock, waiting for a free one no longer than the request's deadline.
      *
+     * <p>Before any wait, the session's {@code wait_timeout} becomes {@code sessionSeconds} (one statement that also
+     * keeps the value it had, to put back at {@link #giveBack}): the server then ends the session, and frees its
+     * locks, once its client has been silent that long, whether it holds (pinged every check interval while alive)
+     * or was granted while its host was frozen. Without it a dead or cut-off host's locks stay held for the server's
+     * default of 8 hours, or until TCP keepalive notices (about 2 hours).
+     *
      * @param executor runs the borrow from an application's pool, which may block past the deadline
+     * @param sessionSeconds the {@code wait_timeout} for the lock's session
      * @return a connection in manual-commit mode at READ COMMITTED (for {@code manualCommit}) or autocommit, or null
      *     if the deadline passed (all {@code poolSize} connections in use: the core reports a timeout) or the request
      *     was cancelled
      * @throws LockBackendException if the data source could not give a connection within the backend's timeout
      */
-    Connection borrowForLock(AcquireRequest request, boolean manualCommit, Executor executor, long timeoutNanos)
+    Connection borrowForLock(
+            AcquireRequest request, boolean manualCommit, Executor executor, long timeoutNanos, long sessionSeconds)
             throws InterruptedException {
         if (!lockPermits.tryAcquire()) {
             while (true) {
@@ -137,10 +149,18 @@ public final class Shard implements AutoCloseable {
             if (external) {
                 lent.put(c, LentSession.prepare(c, manualCommit));
             }
+            try (Statement s = c.createStatement()) {
+                s.execute("SET @locksmith_wait_timeout = @@SESSION.wait_timeout, SESSION wait_timeout = "
+                        + sessionSeconds);
+            }
+            silenceBound.add(c);
             return c;
         } catch (SQLException e) {
             lockPermits.release();
-            Sql.closeQuietly(c);
+            if (c != null) {
+                lent.remove(c);
+                abort(c); // its session settings are unknown: never lend it again
+            }
             throw Sql.failure("could not borrow a connection from " + name, e);
         } catch (RuntimeException | InterruptedException e) {
             lockPermits.release();
@@ -213,6 +233,7 @@ public final class Shard implements AutoCloseable {
     void giveBack(Connection c) {
         LentSession session = lent.remove(c);
         try {
+            restoreSilence(c);
             if (session != null && !c.isClosed()) {
                 session.restore();
             }
@@ -224,6 +245,18 @@ public final class Shard implements AutoCloseable {
         }
         Sql.closeQuietly(c);
         lockPermits.release();
+    }
+
+    /**
+     * Puts back the {@code wait_timeout} that {@link #borrowForLock} replaced, if it did and has not been put back;
+     * {@link #giveBack} does it too, so callers need it only to order it before the end of a transaction.
+     */
+    void restoreSilence(Connection c) throws SQLException {
+        if (silenceBound.remove(c) && !c.isClosed()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION wait_timeout = @locksmith_wait_timeout, @locksmith_wait_timeout = NULL");
+            }
+        }
     }
 
     /**
@@ -243,6 +276,7 @@ public final class Shard implements AutoCloseable {
     /** Closes a lock connection that may still hold server-side state, so the pool never lends it again. */
     void discard(Connection c) {
         lent.remove(c);
+        silenceBound.remove(c);
         abort(c);
         lockPermits.release();
     }

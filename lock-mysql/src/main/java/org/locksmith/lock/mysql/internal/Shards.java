@@ -2,6 +2,8 @@ package org.locksmith.lock.mysql.internal;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +31,7 @@ public final class Shards {
     public static Shard pooled(Target target, String user, String password, MySqlSettings settings) {
         String jdbcUrl = "jdbc:mysql://" + (target.host().contains(":") ? "[" + target.host() + "]" : target.host())
                 + ":" + target.port() + "/" + target.database();
+        requireDriver(jdbcUrl);
         List<HikariDataSource> owned = new ArrayList<>();
         try {
             if (settings.strategy() == MySqlStrategy.LEASE) {
@@ -49,6 +52,23 @@ public final class Shards {
         } catch (RuntimeException e) {
             owned.forEach(HikariDataSource::close);
             throw e;
+        }
+    }
+
+    /**
+     * Fails, before any connection, if no JDBC driver on the class path accepts {@code jdbcUrl}; HikariCP would say
+     * only "Failed to get driver instance".
+     *
+     * @throws IllegalStateException naming the driver to add
+     */
+    static void requireDriver(String jdbcUrl) {
+        try {
+            DriverManager.getDriver(jdbcUrl);
+        } catch (SQLException e) {
+            throw new IllegalStateException("There is no JDBC driver for jdbc:mysql: URLs on the class path, so"
+                    + " mysql:// lock URLs cannot connect: add com.mysql:mysql-connector-j (it serves MySQL and"
+                    + " MariaDB servers) to the application's dependencies, or give MySqlLocks.using(...) a"
+                    + " DataSource of your own (" + e.getMessage() + ")");
         }
     }
 
