@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.cli.internal.Durations;
 import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
@@ -219,8 +220,10 @@ final class DemoCommand implements Callable<Integer> {
         Holding victim = null;
         String victimKey = null;
         int running = workers;
+        Thread watcher = null;
         out.println("  time  worker     event");
-        while (running > 0 && System.nanoTime() < hardEnd) {
+        while ((running > 0 || watcher != null && watcher.isAlive() || !events.isEmpty())
+                && System.nanoTime() < hardEnd) {
             Event e = events.poll(200, TimeUnit.MILLISECONDS);
             long now = System.nanoTime();
             String at = String.format("%5.1fs", (now - start) / 1e9);
@@ -250,6 +253,27 @@ final class DemoCommand implements Callable<Integer> {
                             out.println("        !! token did not rise on '" + f[1] + "'");
                         }
                     }
+                    case "OBSERVED" -> {
+                        if (victim != null && f[1].equals(victimKey)) {
+                            out.printf(
+                                    "%s  demo       holds %-10s token %-12d waited %5d ms%n"
+                                            + "        -> '%s' passed on from the killed %s to the demo's own"
+                                            + " client %.1f s after the kill; token %d -> %d: the resource can"
+                                            + " refuse the dead holder's late writes%n",
+                                    at,
+                                    "'" + f[1] + "'",
+                                    Long.parseLong(f[2]),
+                                    Long.parseLong(f[3]),
+                                    f[1],
+                                    victim.worker().name,
+                                    (now - killAt) / 1e9,
+                                    victim.token(),
+                                    Long.parseLong(f[2]));
+                            victim = null;
+                        }
+                    }
+                    case "OBSERVE-FAILED" ->
+                        out.printf("%s  demo       could not wait for '%s' (see the error output)%n", at, f[1]);
                     case "FREE" -> {
                         Holding h = holders.get(f[1]);
                         if (h != null && h.worker() == e.worker()) {
@@ -283,7 +307,7 @@ final class DemoCommand implements Callable<Integer> {
                                 "%s  %-9s  KILLED with SIGKILL while holding '%s' (token %d): no release;"
                                         + " ZooKeeper frees the lock when the session expires (%s)%n",
                                 at, victim.worker().name, victimKey, victim.token(), Durations.format(SESSION));
-                        holders.put(victimKey, null);
+                        watcher = watch(zkUrl, victimKey, events);
                         break;
                     }
                 }
@@ -294,7 +318,12 @@ final class DemoCommand implements Callable<Integer> {
                 holders.forEach((k, h) -> s.append("  ")
                         .append(k)
                         .append('=')
-                        .append(h == null ? "free" : h.worker().name + " (token " + h.token() + ")"));
+                        .append(
+                                h == null
+                                        ? "free"
+                                        : h.worker().name
+                                                + (h.worker().killed ? " (killed; session not yet expired)" : "")
+                                                + " (token " + h.token() + ")"));
                 out.println(s);
             }
             out.flush();
@@ -311,6 +340,36 @@ final class DemoCommand implements Callable<Integer> {
                     w.killed ? "   (killed midway)" : "");
         }
         out.flush();
+    }
+
+    /**
+     * Waits, with a client of this JVM, for the key the killed worker held, so that the hand-off after the session
+     * expiry shows even when no surviving worker happens to pick that key; reports {@code OBSERVED key token
+     * waitedMs} (or nothing if it timed out) and releases at once.
+     */
+    private static Thread watch(String zkUrl, String key, BlockingQueue<Event> events) {
+        Thread t = new Thread(
+                () -> {
+                    long t0 = System.nanoTime();
+                    try (LockClient c = Locks.open(zkUrl)) {
+                        c.lock(key).tryAcquire(SESSION.multipliedBy(4)).ifPresent(l -> {
+                            long token = c.features().contains(LockFeature.FENCING) ? l.fencingToken() : -1;
+                            l.release();
+                            events.add(new Event(
+                                    null,
+                                    "OBSERVED " + key + " " + token + " " + (System.nanoTime() - t0) / 1_000_000));
+                        });
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        System.err.println("locksmith demo: waiting for '" + key + "' failed: " + e);
+                        events.add(new Event(null, "OBSERVE-FAILED " + key));
+                    }
+                },
+                "locksmith-demo-watch");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private static void pump(Worker w, BlockingQueue<Event> events) {

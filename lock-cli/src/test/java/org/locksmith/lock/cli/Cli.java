@@ -34,8 +34,32 @@ final class Cli implements AutoCloseable {
         return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
     }
 
+    /**
+     * The prefix that starts a process with default signal dispositions. A build launched from a background shell
+     * inherits SIGINT as ignored, and a JVM started so never installs its SIGINT handler, so the tests that signal
+     * {@code locksmith} would see it ignore SIGINT, as POSIX has a background job do. GNU env (coreutils 8.31+)
+     * resets that; without it the tests run as they are (and pass in the foreground).
+     */
+    private static final List<String> DEFAULT_SIGNALS = defaultSignals();
+
+    private static List<String> defaultSignals() {
+        try {
+            Process probe = new ProcessBuilder("env", "--default-signal=INT,TERM", "true")
+                    .redirectErrorStream(true)
+                    .start();
+            probe.getInputStream().readAllBytes();
+            return probe.waitFor() == 0 ? List.of("env", "--default-signal=INT,TERM") : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
     static Cli start(Path dir, Map<String, String> env, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
+        cmd.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m",
                 "-XX:TieredStopAtLevel=1",
