@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** Writes {@code benchmarks.md}: the run's context, the targets, then one table per scenario, with the charts. */
@@ -28,7 +29,8 @@ final class Report {
 
     static void write(Results r, Context context, Path file) throws IOException {
         StringBuilder md = new StringBuilder();
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+        String date = ZonedDateTime.now(ZoneOffset.UTC)
+                .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT));
         md.append("# Locksmith benchmarks\n\n");
         md.append("Locksmith's three backends against Redisson, Apache Curator and Spring Integration, in one run on "
                         + "one machine, against the same servers, so the ratios hold even where the machine is noisy. "

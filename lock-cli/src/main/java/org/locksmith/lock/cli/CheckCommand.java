@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
@@ -145,6 +146,7 @@ final class CheckCommand implements Callable<Integer> {
             }
             out.println();
             out.printf(
+                    Locale.ROOT,
                     "%d passed, %d failed, %d skipped in %.1f s%s%n",
                     passed,
                     failed,

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
@@ -151,7 +152,10 @@ final class DemoCommand implements Callable<Integer> {
         } finally {
             stopWorkers();
         }
-        out.printf("%nDemo finished in %.1f s; everything it started is stopped.%n", (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                Locale.ROOT,
+                "%nDemo finished in %.1f s; everything it started is stopped.%n",
+                (System.nanoTime() - t0) / 1e9);
         out.flush();
         return status;
     }
@@ -226,11 +230,11 @@ final class DemoCommand implements Callable<Integer> {
                 && System.nanoTime() < hardEnd) {
             Event e = events.poll(200, TimeUnit.MILLISECONDS);
             long now = System.nanoTime();
-            String at = String.format("%5.1fs", (now - start) / 1e9);
+            String at = String.format(Locale.ROOT, "%5.1fs", (now - start) / 1e9);
             if (e != null) {
                 String[] f = e.line().split(" ");
                 switch (f[0]) {
-                    case "READY" -> out.printf("%s  %-9s  started (pid %s)%n", at, e.worker().name, f[1]);
+                    case "READY" -> out.printf(Locale.ROOT, "%s  %-9s  started (pid %s)%n", at, e.worker().name, f[1]);
                     case "HOLD" -> {
                         long token = Long.parseLong(f[2]);
                         long waited = Long.parseLong(f[3]);
@@ -240,14 +244,25 @@ final class DemoCommand implements Callable<Integer> {
                         w.waitedMax = Math.max(w.waitedMax, waited);
                         Holding previous = holders.put(f[1], new Holding(w, token, now));
                         out.printf(
+                                Locale.ROOT,
                                 "%s  %-9s  holds %-10s token %-12d waited %5d ms%n",
-                                at, w.name, "'" + f[1] + "'", token, waited);
+                                at,
+                                w.name,
+                                "'" + f[1] + "'",
+                                token,
+                                waited);
                         if (victim != null && f[1].equals(victimKey)) {
                             out.printf(
+                                    Locale.ROOT,
                                     "        -> '%s' passed on from the killed %s to %s %.1f s after the kill;"
                                             + " token %d -> %d: the resource can refuse the dead holder's"
                                             + " late writes%n",
-                                    f[1], victim.worker().name, w.name, (now - killAt) / 1e9, victim.token(), token);
+                                    f[1],
+                                    victim.worker().name,
+                                    w.name,
+                                    (now - killAt) / 1e9,
+                                    victim.token(),
+                                    token);
                             victim = null;
                         } else if (previous != null && previous.worker() != w && previous.token() >= token) {
                             out.println("        !! token did not rise on '" + f[1] + "'");
@@ -256,6 +271,7 @@ final class DemoCommand implements Callable<Integer> {
                     case "OBSERVED" -> {
                         if (victim != null && f[1].equals(victimKey)) {
                             out.printf(
+                                    Locale.ROOT,
                                     "%s  demo       holds %-10s token %-12d waited %5d ms%n"
                                             + "        -> '%s' passed on from the killed %s to the demo's own"
                                             + " client %.1f s after the kill; token %d -> %d: the resource can"
@@ -273,7 +289,11 @@ final class DemoCommand implements Callable<Integer> {
                         }
                     }
                     case "OBSERVE-FAILED" ->
-                        out.printf("%s  demo       could not wait for '%s' (see the error output)%n", at, f[1]);
+                        out.printf(
+                                Locale.ROOT,
+                                "%s  demo       could not wait for '%s' (see the error output)%n",
+                                at,
+                                f[1]);
                     case "FREE" -> {
                         Holding h = holders.get(f[1]);
                         if (h != null && h.worker() == e.worker()) {
@@ -286,8 +306,11 @@ final class DemoCommand implements Callable<Integer> {
                                 && e.worker().process.waitFor(5, TimeUnit.SECONDS)
                                 && e.worker().process.exitValue() != 0) {
                             out.printf(
+                                    Locale.ROOT,
                                     "%s  %-9s  failed (exit status %d)%n",
-                                    at, e.worker().name, e.worker().process.exitValue());
+                                    at,
+                                    e.worker().name,
+                                    e.worker().process.exitValue());
                         }
                     }
                     default -> {
@@ -304,9 +327,14 @@ final class DemoCommand implements Callable<Integer> {
                         victim.worker().process.destroyForcibly();
                         killAt = now;
                         out.printf(
+                                Locale.ROOT,
                                 "%s  %-9s  KILLED with SIGKILL while holding '%s' (token %d): no release;"
                                         + " ZooKeeper frees the lock when the session expires (%s)%n",
-                                at, victim.worker().name, victimKey, victim.token(), Durations.format(SESSION));
+                                at,
+                                victim.worker().name,
+                                victimKey,
+                                victim.token(),
+                                Durations.format(SESSION));
                         watcher = watch(zkUrl, victimKey, events);
                         break;
                     }
@@ -332,6 +360,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  worker     grants  waited avg   waited max");
         for (Worker w : started) {
             out.printf(
+                    Locale.ROOT,
                     "  %-9s  %6d  %7d ms  %8d ms%s%n",
                     w.name,
                     w.grants,
@@ -427,7 +456,9 @@ final class DemoCommand implements Callable<Integer> {
                 TckTarget target = TckTarget.of(t.getValue(), quiet);
                 List<TckRun.Outcome> outcomes = new TckRun(target.url(), dir, QUICK_SELECTION)
                         .timings(target.lease(), target.session(), target.operation())
-                        .execute(out, String.format("%-10s", t.getKey().split(" ")[0]));
+                        .execute(
+                                out,
+                                String.format(Locale.ROOT, "%-10s", t.getKey().split(" ")[0]));
                 failed += (int) outcomes.stream()
                         .filter(o -> o.status().equals("failed"))
                         .count();

@@ -1,6 +1,7 @@
 package org.locksmith.lock.cli.internal;
 
 import java.io.PrintWriter;
+import java.util.Locale;
 
 /**
  * A progress bar for TCK runs. On a terminal it redraws one line ({@code \r}) and prints failures above it; when the
@@ -45,7 +46,15 @@ final class Progress {
             draw();
         } else {
             out.printf(
-                    "  %s [%s] %2d/%d %-7s %s (%d ms)%n", label, bar(), done, total, o.status(), o.test(), o.millis());
+                    Locale.ROOT,
+                    "  %s [%s] %2d/%d %-7s %s (%d ms)%n",
+                    label,
+                    bar(),
+                    done,
+                    total,
+                    o.status(),
+                    o.test(),
+                    o.millis());
             if (o.status().equals("failed")) {
                 out.println("      " + oneLine(o.message()));
             }

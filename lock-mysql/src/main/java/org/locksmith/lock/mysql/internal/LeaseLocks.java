@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -211,7 +212,7 @@ final class LeaseLocks implements Strategy {
         }
         StringBuilder hex = new StringBuilder(64);
         for (byte b : KeyCodec.sha256(ownerId)) {
-            hex.append(String.format("%02x", b));
+            hex.append(String.format(Locale.ROOT, "%02x", b));
         }
         return hex.toString();
     }

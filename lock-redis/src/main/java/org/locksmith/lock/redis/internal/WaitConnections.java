@@ -2,6 +2,7 @@ package org.locksmith.lock.redis.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -107,6 +108,6 @@ final class WaitConnections {
     /** BLPOP's timeout in seconds with millisecond precision (Redis 6+ accepts decimals); never 0 (= for ever). */
     static String seconds(long millis) {
         long ms = Math.max(1, millis);
-        return ms / 1000 + "." + String.format("%03d", ms % 1000);
+        return ms / 1000 + "." + String.format(Locale.ROOT, "%03d", ms % 1000);
     }
 }

@@ -1,6 +1,7 @@
 package org.locksmith.lock.tck.internal;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.locksmith.lock.LockFeature;
@@ -64,7 +65,7 @@ public final class Contracts {
     }
 
     public static String id(int number) {
-        return String.format("c%02d", number);
+        return String.format(Locale.ROOT, "c%02d", number);
     }
 
     public static String name(String id) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
@@ -116,8 +117,8 @@ public final class DeadlineContract {
         long freeMedian = median(freeTries);
         long heldMedian = median(heldTries);
         long refusalBound = 3 * freeMedian + TckEnv.allow(TRY_SLACK).toNanos();
-        env.note("tryAcquire() median (ms): free key", String.format(java.util.Locale.ROOT, "%.2f", freeMedian / 1e6));
-        env.note("tryAcquire() median (ms): held key", String.format(java.util.Locale.ROOT, "%.2f", heldMedian / 1e6));
+        env.note("tryAcquire() median (ms): free key", String.format(Locale.ROOT, "%.2f", freeMedian / 1e6));
+        env.note("tryAcquire() median (ms): held key", String.format(Locale.ROOT, "%.2f", heldMedian / 1e6));
         assertThat(heldMedian)
                 .as(env.at(b, key) + "tryAcquire() of a held key took " + Probes.ms(heldMedian) + " (median of "
                         + TRY_ROUNDS + "), a free key's took " + Probes.ms(freeMedian) + ": a refusal may cost at most"

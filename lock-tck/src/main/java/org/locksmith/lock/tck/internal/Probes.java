@@ -3,6 +3,7 @@ package org.locksmith.lock.tck.internal;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
@@ -55,6 +56,6 @@ public final class Probes {
 
     /** Nanoseconds to milliseconds with one decimal, for messages. */
     public static String ms(long nanos) {
-        return String.format("%.1f ms", nanos / 1e6);
+        return String.format(Locale.ROOT, "%.1f ms", nanos / 1e6);
     }
 }

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -73,7 +74,7 @@ public final class TckEnv implements AutoCloseable {
         this.contract = Contracts.describe(testName);
         byte[] id = new byte[4];
         RANDOM.nextBytes(id);
-        this.runId = String.format("%02x%02x%02x%02x", id[0], id[1], id[2], id[3]);
+        this.runId = String.format(Locale.ROOT, "%02x%02x%02x%02x", id[0], id[1], id[2], id[3]);
         this.threads = Executors.newCachedThreadPool(task -> {
             Thread t = new Thread(task, "tck-" + testName + "-" + THREADS.incrementAndGet());
             t.setDaemon(true);
@@ -219,7 +220,7 @@ public final class TckEnv implements AutoCloseable {
         for (int i = 0; i < k.length(); i++) {
             char c = k.charAt(i);
             if (c < 0x20) {
-                s.append(String.format("\\u%04x", (int) c));
+                s.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else {
                 s.append(c);
             }

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -375,7 +376,7 @@ public final class TckResults {
                 case '\t' -> s.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        s.append(String.format("\\u%04x", (int) c));
+                        s.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         s.append(c);
                     }
