@@ -17,6 +17,7 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
 import org.locksmith.lock.tck.internal.FairnessContract;
+import org.locksmith.lock.tck.internal.FaultLoadContract;
 import org.locksmith.lock.tck.internal.FencingContract;
 import org.locksmith.lock.tck.internal.KeyContract;
 import org.locksmith.lock.tck.internal.LeaseContract;
@@ -198,6 +199,12 @@ public abstract class LockTck {
     @Test
     public void c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares() throws Exception {
         new MutualExclusionContract(env).pausedWaiterNeitherKeepsNorShares();
+    }
+
+    /** Stochastic (random entry points and fault targets); the seed is in the report. */
+    @Test
+    public void c01_mutualExclusion_randomisedContentionUnderKillsAndPauses() throws Exception {
+        new FaultLoadContract(env).validityIntervalsNeverOverlapUnderKillsAndPauses();
     }
 
     // ---- c02 Progress ---------------------------------------------------------------------------------------

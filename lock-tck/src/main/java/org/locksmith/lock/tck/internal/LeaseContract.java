@@ -41,7 +41,7 @@ public final class LeaseContract {
         Path dir = Files.createTempDirectory("locksmith-tck-");
         env.closeAtEnd(() -> MutualExclusionContract.deleteTree(dir));
         KilledHolder killed = KilledHolder.run(env, dir, url, key, observer);
-        Duration bound = TckEnv.allow(t().leaseTime().multipliedBy(2).plus(t().handoff()));
+        Duration bound = TckEnv.allow(KilledHolder.leaseExpiryBound(t()));
         Probes.Timed<LockLease> next = Probes.acquireWithin(
                 env,
                 observer,
@@ -68,7 +68,7 @@ public final class LeaseContract {
         String key = env.key("expiry-abandoned");
         long start = System.nanoTime();
         LockLease abandoned = a.lock(key).acquire(Duration.ofSeconds(5));
-        Duration bound = TckEnv.allow(t().leaseTime().multipliedBy(2).plus(t().handoff()));
+        Duration bound = TckEnv.allow(KilledHolder.leaseExpiryBound(t()));
         Probes.Timed<LockLease> next = Probes.acquireWithin(
                 env,
                 b,

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -545,7 +546,7 @@ public final class MutualExclusionContract {
         List<Long> sorted = new ArrayList<>(latencies);
         sorted.sort(null);
         long median = sorted.get(sorted.size() / 2);
-        env.note("handoff median (ms)", String.format("%.2f", median / 1e6));
+        env.note("handoff median (ms)", String.format(Locale.ROOT, "%.2f", median / 1e6));
         boolean blocking = env.has(LockFeature.BLOCKING_WAKEUP);
         Duration bound = blocking
                 ? TckEnv.allow(env.timings().handoff())
@@ -583,7 +584,7 @@ public final class MutualExclusionContract {
     private static String describe(List<Long> nanos) {
         StringBuilder s = new StringBuilder("[");
         for (Long n : nanos) {
-            s.append(s.length() > 1 ? ", " : "").append(String.format(java.util.Locale.ROOT, "%.1f", n / 1e6));
+            s.append(s.length() > 1 ? ", " : "").append(String.format(Locale.ROOT, "%.1f", n / 1e6));
         }
         return s.append("] ms").toString();
     }

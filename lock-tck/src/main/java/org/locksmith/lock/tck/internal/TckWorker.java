@@ -8,10 +8,19 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.locksmith.lock.DistributedLock;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
 
 /**
@@ -26,6 +35,12 @@ import org.locksmith.lock.Locks;
  *                                             wall clock and then isValid(); print "VALID micros" (epoch microseconds)
  *                                             at most once a millisecond and for the last valid look, and
  *                                             "INVALID micros" once it is not, and stop
+ * chaos URL KEY LIFETIME_MS SEED           contend on KEY until killed, each round through a random entry point
+ *                                             (acquire(t), acquire(ZERO), tryAcquire(), tryAcquire(t), asLock().lock(),
+ *                                             asLock().tryLock(t)); print "G n token micros" once granted (clock read
+ *                                             after the grant), "V n micros" while valid (clock read before
+ *                                             isValid(), at most once a millisecond and for the last valid look),
+ *                                             "E n" after the release, "L n" if the release reported a loss
  * </pre>
  */
 public final class TckWorker {
@@ -61,6 +76,7 @@ public final class TckWorker {
                     Thread.sleep(lifetimeMs); // held until the harness kills this process
                 }
                 case "believe" -> believe(client.lock(key).acquire(Duration.ofMillis(lifetimeMs)), fencing);
+                case "chaos" -> new Chaos(client, key, fencing, Long.parseLong(args[4])).run();
                 case "loop" ->
                     loop(client, key, fencing, Integer.parseInt(args[4]), Path.of(args[5]), Path.of(args[6]));
                 default -> throw new IllegalArgumentException("unknown worker mode " + mode);
@@ -103,6 +119,126 @@ public final class TckWorker {
             }
             // Looks again within ~0.1 ms: after a SIGCONT this thread looks before a renewal round can finish.
             LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /** Epoch microseconds: comparable between processes on one machine, unlike {@link System#nanoTime()}. */
+    static long micros() {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+    }
+
+    /**
+     * The {@code chaos} mode: one contender of the fault-load contract. Every grant becomes an interval from the
+     * moment after the grant to the last moment {@code isValid()} was seen true; the contract compares the intervals
+     * of all workers, so that each line must be printed before anything else happens (a kill may come at any time).
+     */
+    private static final class Chaos {
+        private final LockClient client;
+        private final String key;
+        private final boolean fencing;
+        private final boolean reentrant;
+        private final Random random;
+
+        Chaos(LockClient client, String key, boolean fencing, long seed) {
+            this.client = client;
+            this.key = key;
+            this.fencing = fencing;
+            this.reentrant = client.features().contains(LockFeature.REENTRANT);
+            this.random = new Random(seed);
+        }
+
+        void run() throws InterruptedException {
+            DistributedLock lock = client.lock(key);
+            for (long n = 1; ; n++) {
+                int entry = random.nextInt(6);
+                Duration wait = Duration.ofMillis(50 + random.nextInt(1500));
+                try {
+                    if (entry < 4) {
+                        Optional<LockLease> lease = switch (entry) {
+                            case 0 -> Optional.of(lock.acquire(wait));
+                            case 1 -> Optional.of(lock.acquire(Duration.ZERO));
+                            case 2 -> lock.tryAcquire();
+                            default -> lock.tryAcquire(wait);
+                        };
+                        if (lease.isEmpty()) {
+                            backOff();
+                            continue;
+                        }
+                        hold(n, lease.get().fencingToken(), lease.get()::isValid);
+                        release(n, lease.get()::release);
+                    } else {
+                        Lock juc = lock.asLock();
+                        if (entry == 4) {
+                            juc.lock();
+                        } else if (!juc.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                            backOff();
+                            continue;
+                        }
+                        long token = -1;
+                        if (fencing && reentrant) { // the token of a Lock hold: re-enter it, at no round trip
+                            try (LockLease inner = lock.acquire(Duration.ZERO)) {
+                                token = inner.fencingToken();
+                            } catch (LockLostException lostAlready) {
+                                release(n, juc::unlock); // lost before it could be used: nothing to record
+                                continue;
+                            }
+                        }
+                        hold(n, token, lock::isHeldByCurrentThread);
+                        release(n, juc::unlock);
+                    }
+                } catch (LockTimeoutException e) {
+                    backOff();
+                } catch (LockBackendException | LockLostException e) {
+                    // A store the contract cuts off or a session it ends: report, and contend again.
+                    say("X " + n + " " + e.getClass().getSimpleName());
+                    Thread.sleep(5);
+                }
+            }
+        }
+
+        private void backOff() throws InterruptedException {
+            Thread.sleep(random.nextInt(4));
+        }
+
+        private void hold(long n, long token, BooleanSupplier valid) {
+            say("G " + n + " " + (fencing ? token : -1) + " " + micros());
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(random.nextInt(25));
+            long lastValid = -1;
+            long lastPrinted = 0;
+            while (true) {
+                long now = micros();
+                if (!valid.getAsBoolean()) {
+                    break;
+                }
+                lastValid = now;
+                if (now - lastPrinted >= 1000) {
+                    say("V " + n + " " + now);
+                    lastPrinted = now;
+                }
+                if (System.nanoTime() - until >= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(200_000);
+            }
+            if (lastValid > lastPrinted) {
+                say("V " + n + " " + lastValid);
+            }
+        }
+
+        private void release(long n, Runnable release) {
+            try {
+                release.run();
+                say("E " + n);
+            } catch (LockLostException e) {
+                say("L " + n);
+            } catch (LockBackendException | IllegalMonitorStateException e) {
+                say("X " + n + " release: " + e.getClass().getSimpleName());
+            }
+        }
+
+        private static void say(String line) {
+            System.out.println(line);
+            System.out.flush();
         }
     }
 

@@ -122,6 +122,11 @@ public final class WorkerProcess implements AutoCloseable {
         }
     }
 
+    /** Moves every line printed so far, and not yet taken, into {@code into}. Never waits. */
+    public void drainTo(List<String> into) {
+        lines.drainTo(into);
+    }
+
     /**
      * Sends {@code signal} ({@code STOP}, {@code CONT}) to the worker with the system's {@code kill}; the JDK has no
      * API for job-control signals. A pause is how a GC pause or a frozen VM looks to the store.

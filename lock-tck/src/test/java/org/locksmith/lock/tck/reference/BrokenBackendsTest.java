@@ -117,6 +117,22 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void faultLoadCatchesOverlappingValidityAndTokensThatGoBack() throws Exception {
+        String test = "c01_mutualExclusion_randomisedContentionUnderKillsAndPauses";
+        assertCaught(BrokenTcks.FileDeclaresLongerLease.class, test, "two valid holders");
+        assertCaught(BrokenTcks.FileRacyTakeover.class, test, "two valid holders");
+        assertCaught(BrokenTcks.FileTokenReusedOnTakeover.class, test, "fencing token");
+    }
+
+    @Test
+    void aStoreKeepingLeasesTwiceAsLongAsDeclaredFailsTheCrashBound() throws Exception {
+        assertCaught(
+                BrokenTcks.FileKeepsLeasesTwiceAsLong.class,
+                "c07_leaseExpiry_killedWorkerProcessFreesAfterLease",
+                null);
+    }
+
+    @Test
     void noExclusionAcrossClients() throws Exception {
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_severalClients", "holder");
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_stress8Clients200Each", null);

@@ -328,4 +328,52 @@ final class BrokenTcks {
                     + timings().leaseTime().multipliedBy(3).toMillis();
         }
     }
+
+    /** The file backend taking over an expired lease outside its file lock: racing contenders are all granted. */
+    static class FileRacyTakeover extends FileReferenceTckTest {
+        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+
+        @AfterAll
+        static void removeOwnDirectory() throws IOException {
+            FileReferenceTckTest.removeTree(OWN_DIR);
+        }
+
+        @Override
+        String url() {
+            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis() + "&defect=racy-takeover";
+        }
+    }
+
+    /** The file backend giving the expired holder's fencing token to whoever takes over its key. */
+    static class FileTokenReusedOnTakeover extends FileReferenceTckTest {
+        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+
+        @AfterAll
+        static void removeOwnDirectory() throws IOException {
+            FileReferenceTckTest.removeTree(OWN_DIR);
+        }
+
+        @Override
+        String url() {
+            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis()
+                    + "&defect=token-reused-on-takeover";
+        }
+    }
+
+    /** The file backend keeping unrenewed leases twice as long as the lease it declares. */
+    static class FileKeepsLeasesTwiceAsLong extends FileReferenceTckTest {
+        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+
+        @AfterAll
+        static void removeOwnDirectory() throws IOException {
+            FileReferenceTckTest.removeTree(OWN_DIR);
+        }
+
+        @Override
+        String url() {
+            return "file://" + OWN_DIR + "?leaseMs="
+                    + timings().leaseTime().multipliedBy(2).toMillis() + "&declaredLeaseMs="
+                    + timings().leaseTime().toMillis();
+        }
+    }
 }

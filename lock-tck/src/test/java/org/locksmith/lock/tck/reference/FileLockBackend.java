@@ -50,20 +50,42 @@ final class FileLockBackend implements LockBackend {
     /** What {@link #leaseTime()} declares: the store's lease, except in the broken variant that claims more. */
     private final Duration declaredLease;
 
-    FileLockBackend(Path dir, Duration leaseTime) {
-        this(dir, leaseTime, leaseTime);
+    /** Deliberate defects of broken variants, for the TCK's self-test; {@code NONE} is the reference. */
+    enum Defect {
+        NONE,
+        /** Checks an expired lease and takes it over outside the file lock: racing contenders all win. */
+        RACY_TAKEOVER,
+        /** Takes over an expired lease with the expired holder's token instead of the next one. */
+        TOKEN_REUSED_ON_TAKEOVER
     }
 
-    /** A broken variant when {@code declaredLease} differs: the core then trusts leases the store no longer keeps. */
-    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease) {
+    private final Defect defect;
+
+    FileLockBackend(Path dir, Duration leaseTime) {
+        this(dir, leaseTime, leaseTime, Defect.NONE);
+    }
+
+    /**
+     * A broken variant when {@code declaredLease} differs (the core then trusts leases the store no longer keeps) or
+     * {@code defect} is not {@code NONE}.
+     */
+    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease, Defect defect) {
         this.dir = dir;
         this.leaseTime = leaseTime;
         this.declaredLease = declaredLease;
+        this.defect = defect;
     }
 
     @Override
     public String name() {
-        return declaredLease.equals(leaseTime) ? "reference-file" : "broken-file-declares-longer-lease";
+        if (defect != Defect.NONE) {
+            return "broken-file-"
+                    + defect.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+        int declared = declaredLease.compareTo(leaseTime);
+        return declared == 0
+                ? "reference-file"
+                : declared > 0 ? "broken-file-declares-longer-lease" : "broken-file-keeps-leases-longer";
     }
 
     @Override
@@ -181,6 +203,12 @@ final class FileLockBackend implements LockBackend {
     }
 
     private Grant tryGrant(AcquireRequest request, long sentAt) {
+        if (defect == Defect.RACY_TAKEOVER) {
+            Grant racy = racyTakeover(request, sentAt);
+            if (racy != null) {
+                return racy;
+            }
+        }
         return guarded(request.key(), base -> {
             State s = read(base);
             long now = System.currentTimeMillis();
@@ -190,10 +218,39 @@ final class FileLockBackend implements LockBackend {
             Path fence = fence(base);
             long token =
                     Files.exists(fence) ? Long.parseLong(Files.readString(fence).trim()) + 1 : 1;
+            if (defect == Defect.TOKEN_REUSED_ON_TAKEOVER && s != null) {
+                token = s.token();
+            }
             write(fence, Long.toString(token));
             write(state(base), request.ownerId() + " " + (now + leaseTime.toMillis()) + " " + token);
             return new Grant(request.key(), request.ownerId(), token, sentAt);
         });
+    }
+
+    /**
+     * The {@code RACY_TAKEOVER} defect: sees an expired lease without the file lock, then, 20 ms later, writes its
+     * own. Every contender that looks in between is granted too. Free and live keys go the correct way.
+     */
+    private Grant racyTakeover(AcquireRequest request, long sentAt) {
+        Path base = dir.resolve(fileName(request.key()));
+        try {
+            State s = read(base);
+            if (s == null || s.expiresAtMillis() > System.currentTimeMillis()) {
+                return null;
+            }
+            Thread.sleep(20);
+            long token = s.token() + 1;
+            write(fence(base), Long.toString(token));
+            write(
+                    state(base),
+                    request.ownerId() + " " + (System.currentTimeMillis() + leaseTime.toMillis()) + " " + token);
+            return new Grant(request.key(), request.ownerId(), token, sentAt);
+        } catch (IOException | RuntimeException e) {
+            return null; // a torn read or a rename race: fall back to the guarded path
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** Removes the key's state as an operator would (the DELETE_LOCK_STATE fault). */

@@ -30,7 +30,7 @@ public final class FileLockProvider implements LockProvider {
 
     @Override
     public Set<String> parameters() {
-        return Set.of("leaseMs", "declaredLeaseMs");
+        return Set.of("leaseMs", "declaredLeaseMs", "defect");
     }
 
     @Override
@@ -46,6 +46,11 @@ public final class FileLockProvider implements LockProvider {
         }
         // Test-only defect for the TCK's self-test: declare a longer lease than the store keeps.
         Duration declared = url.millisParameter("declaredLeaseMs", lease, Duration.ofMillis(100), Duration.ofHours(1));
-        return new FileLockBackend(dir, lease, declared);
+        // Test-only defects for the TCK's self-test, by FileLockBackend.Defect name.
+        FileLockBackend.Defect defect = FileLockBackend.Defect.valueOf(url.parameter("defect")
+                .orElse("NONE")
+                .toUpperCase(java.util.Locale.ROOT)
+                .replace('-', '_'));
+        return new FileLockBackend(dir, lease, declared, defect);
     }
 }
