@@ -248,6 +248,11 @@ public abstract class LockTck {
         new OwnershipContract(env).staleReleaseDoesNotFreeNewHolder();
     }
 
+    @Test
+    public void c04_ownership_staleReleaseDoesNotFreeSameClientsOtherThread() throws Exception {
+        new OwnershipContract(env).staleReleaseDoesNotFreeSameClientsOtherThread();
+    }
+
     // ---- c05 Deadlines --------------------------------------------------------------------------------------
 
     @Test

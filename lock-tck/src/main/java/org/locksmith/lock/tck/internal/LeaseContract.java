@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,33 +91,62 @@ public final class LeaseContract {
                 .isInstanceOf(LockLostException.class);
     }
 
-    /** c08: a live holder keeps the key for three lease times; nobody else gets it meanwhile. */
+    /**
+     * c08: a live holder keeps its keys for ten lease times: three leases of one client, one of them re-entered, all
+     * renewed; nobody else gets any of them meanwhile, and every lease stays valid.
+     */
     public void liveHolderKeepsLockPastLease() throws Exception {
         env.requireFeature(LockFeature.AUTO_RENEWAL);
         LockClient a = env.client("A");
         LockClient b = env.client("B");
-        String key = env.key("renewal");
-        LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));
-        Duration lease3 = t().leaseTime().multipliedBy(3);
-        long end = System.nanoTime() + lease3.toNanos();
-        int checks = 0;
-        while (System.nanoTime() < end) {
+        List<String> keys = List.of(env.key("renewal-1"), env.key("renewal-2"), env.key("renewal-3"));
+        List<LockLease> leases = new ArrayList<>();
+        for (String key : keys) {
+            leases.add(a.lock(key).acquire(Duration.ofSeconds(5)));
+        }
+        LockLease reentered = null;
+        if (env.has(LockFeature.REENTRANT)) {
+            reentered = a.lock(keys.get(0)).acquire(Duration.ofSeconds(5));
+        }
+        Duration periods = t().leaseTime().multipliedBy(10);
+        long start = System.nanoTime();
+        long end = start + periods.toNanos();
+        for (int probe = 0; System.nanoTime() < end; probe++) {
+            String key = keys.get(probe % keys.size());
             // Probing with a short timed acquire doubles as the pacing of this loop.
             var stolen = b.lock(key).tryAcquire(Duration.ofMillis(100));
             if (stolen.isPresent()) {
                 stolen.get().release();
-                throw new AssertionError(
-                        env.at(b, key) + "granted the key " + checks * 100 + " ms into client A's renewed hold (lease "
-                                + t().leaseTime().toMillis() + " ms)");
+                throw new AssertionError(env.at(b, key) + "granted the key " + TckEnv.millisSince(start)
+                        + " ms into client A's renewed hold of three keys (lease "
+                        + t().leaseTime().toMillis()
+                        + " ms)");
             }
-            assertThat(lease.isValid())
-                    .as(env.at(a, key) + "lease validity " + checks * 100 + " ms into a renewed hold")
-                    .isTrue();
-            checks++;
+            for (int i = 0; i < keys.size(); i++) {
+                assertThat(leases.get(i).isValid())
+                        .as(env.at(a, keys.get(i)) + "lease validity " + TckEnv.millisSince(start)
+                                + " ms into a renewed hold of three keys")
+                        .isTrue();
+            }
         }
-        assertThat(a.lock(key).isHeldByCurrentThread()).isTrue();
-        lease.release();
-        Probes.assertGrantable(env, b, key, "after client A released its long-held lease");
+        for (String key : keys) {
+            assertThat(a.lock(key).isHeldByCurrentThread())
+                    .as(env.at(a, key) + "held after ten lease times")
+                    .isTrue();
+        }
+        if (reentered != null) {
+            reentered.release();
+            assertThat(leases.get(0).isValid())
+                    .as(env.at(a, keys.get(0)) + "outer hold after the inner release")
+                    .isTrue();
+            Probes.assertNotGrantable(env, b, keys.get(0), "client A still holds it once (re-entered, released once)");
+        }
+        for (LockLease lease : leases) {
+            lease.release();
+        }
+        for (String key : keys) {
+            Probes.assertGrantable(env, b, key, "after client A released its long-held lease");
+        }
     }
 
     /** c09: killing the holder's session frees the key within the session timeout. */

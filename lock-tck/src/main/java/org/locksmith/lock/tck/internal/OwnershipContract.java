@@ -151,15 +151,29 @@ public final class OwnershipContract {
 
     /**
      * A holder that lost its lease behind its back (state deleted, session killed, or lease expired) and releases
-     * afterwards must not free the key for its new holder: the store's release is owner-checked.
+     * afterwards must not free the key for its new holder, another client: the store's release is owner-checked.
      */
     public void staleReleaseDoesNotFreeNewHolder() throws Exception {
+        staleRelease(false);
+    }
+
+    /**
+     * The same with the new holder on another thread of the same client: the store must tell the two leases apart,
+     * not only the two clients (an owner id per client, not per lease, fails this).
+     */
+    public void staleReleaseDoesNotFreeSameClientsOtherThread() throws Exception {
+        staleRelease(true);
+    }
+
+    private void staleRelease(boolean sameClient) throws Exception {
         LockClient a = env.client("A");
-        LockClient b = env.client("B");
+        LockClient b = sameClient ? a : env.client("B");
+        String newHolder = sameClient ? "another thread of client A" : "client B";
         LockClient c = env.client("C");
-        String key = env.key("stale-release");
+        String key = env.key(sameClient ? "stale-release-thread" : "stale-release");
         boolean viaDelete = env.canInflict(LockFaults.Fault.DELETE_LOCK_STATE);
-        // Only a session-bound lock is lost with its session; a renewed lease survives a killed connection.
+        // Only a session-bound lock is lost with its session; a renewed lease survives a killed connection. The
+        // session is killed before the new holder asks, so a same-client new holder gets a session of its own.
         boolean viaSession = env.canInflict(LockFaults.Fault.KILL_SESSION) && env.has(LockFeature.SESSION_BOUND);
         boolean viaExpiry = env.has(LockFeature.LEASE_EXPIRY) && !env.has(LockFeature.AUTO_RENEWAL);
         org.junit.jupiter.api.Assumptions.assumeTrue(
@@ -182,8 +196,11 @@ public final class OwnershipContract {
                 .multipliedBy(2)
                 .plus(env.timings().sessionTimeout())
                 .plus(env.timings().handoff()));
-        LockLease fresh = Probes.acquireWithin(env, b, key, bound, "after client A's lease was lost: " + how)
-                .value();
+        String why = "after client A's lease was lost: " + how;
+        LockLease fresh = sameClient
+                ? env.fork(() -> Probes.acquireWithin(env, b, key, bound, why).value())
+                        .get(bound.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS)
+                : Probes.acquireWithin(env, b, key, bound, why).value();
         try {
             stale.release();
         } catch (LockLostException expected) {
@@ -199,11 +216,20 @@ public final class OwnershipContract {
                 })
                 .orElse(false)) {
             fail(env.at(a, key) + "client A's late release of a lease lost because " + how
-                    + " freed the key while client B held it: the store's release is not owner-checked");
+                    + " freed the key while " + newHolder + " held it: the store's release is not owner-checked"
+                    + (sameClient ? " per lease (two leases of one client look alike to it)" : ""));
         }
         assertThat(fresh.isValid())
-                .as(env.at(b, key) + "new holder's lease after a stale release")
+                .as(env.at(b, key) + "new holder's lease (" + newHolder + ") after a stale release")
                 .isTrue();
-        fresh.release();
+        if (sameClient) {
+            env.fork(() -> {
+                        fresh.release();
+                        return null;
+                    })
+                    .get(bound.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            fresh.release();
+        }
     }
 }

@@ -133,6 +133,14 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void anOwnerIdPerClientFailsTheSameClientStaleRelease() throws Exception {
+        assertCaught(
+                BrokenTcks.OwnerPerClient.class,
+                "c04_ownership_staleReleaseDoesNotFreeSameClientsOtherThread",
+                "another thread of client A");
+    }
+
+    @Test
     void noExclusionAcrossClients() throws Exception {
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_severalClients", "holder");
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_stress8Clients200Each", null);

@@ -27,6 +27,18 @@ final class BrokenTcks {
         }
     }
 
+    static class OwnerPerClient extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-owner-per-client";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.OWNER_PER_CLIENT);
+        }
+    }
+
     static class ReleaseWithoutOwnerCheck extends MemoryTck {
         @Override
         String name() {

@@ -55,7 +55,12 @@ final class MemoryLockBackend implements LockBackend {
          */
         LOSES_WAKEUPS,
         /** Stores keys cut at 255 characters, as a VARCHAR(255) column in a non-strict SQL mode would. */
-        KEYS_TRUNCATED_AT_255
+        KEYS_TRUNCATED_AT_255,
+        /**
+         * Checks a release against the client, not the lease (an owner id per client, as "host:pid" would be): a
+         * lost lease's late release frees the key that another thread of the same client holds now.
+         */
+        OWNER_PER_CLIENT
     }
 
     /** Waits counted by {@link Defect#LOSES_WAKEUPS}. */
@@ -412,6 +417,10 @@ final class MemoryLockBackend implements LockBackend {
             return confirmedAt;
         }
 
+        MemoryLockBackend client() {
+            return MemoryLockBackend.this;
+        }
+
         @Override
         public boolean release() {
             store.lock.lock();
@@ -421,7 +430,10 @@ final class MemoryLockBackend implements LockBackend {
                 if (ks == null || ks.holder == null) {
                     return false;
                 }
-                if (ks.holder != this && !has(Defect.RELEASE_WITHOUT_OWNER_CHECK)) {
+                boolean sameClient = ks.holder.client() == MemoryLockBackend.this;
+                if (ks.holder != this
+                        && !has(Defect.RELEASE_WITHOUT_OWNER_CHECK)
+                        && !(sameClient && has(Defect.OWNER_PER_CLIENT))) {
                     return false;
                 }
                 boolean mine = ks.holder == this;
