@@ -29,8 +29,9 @@ import picocli.CommandLine.Option;
                     + " exclusion across threads, clients and processes, progress and hand-off latency, reentrancy,"
                     + " ownership, deadlines, interruption, lease expiry and renewal, fencing, fairness, close, keys),"
                     + " as far as the backend declares the features. Shows a progress bar, then the contract table.",
-            "Contracts that need a fault hook (killing sessions, restarting or stopping the store, deleting state) are"
-                    + " listed as skipped: run the backend's own test suite for those.",
+            "A contract with a test that needs a fault hook (killing sessions, restarting or stopping the store,"
+                    + " deleting state) reads 'unverified (needs ...)', never pass: run the backend's own test suite"
+                    + " for those.",
             "Where the URL sets no leaseMs / sessionTimeoutMs, short ones are used so the run takes minutes, not"
                     + " hours. Test keys get a random prefix; nothing else in the store is touched."
         },

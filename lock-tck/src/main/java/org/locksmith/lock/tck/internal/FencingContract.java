@@ -90,7 +90,7 @@ public final class FencingContract {
             crashedToken = a.lock(key).acquire(Duration.ofSeconds(5)).fencingToken();
             how = "its holder abandoned an unrenewed lease";
         } else {
-            Assumptions.abort("no way to crash a holder: needs workerUrl() with LEASE_EXPIRY or SESSION_BOUND, "
+            Assumptions.abort(TckEnv.NEEDS + "a way to crash a holder: workerUrl() with LEASE_EXPIRY or SESSION_BOUND, "
                     + "fault KILL_SESSION, or LEASE_EXPIRY without AUTO_RENEWAL");
             return;
         }

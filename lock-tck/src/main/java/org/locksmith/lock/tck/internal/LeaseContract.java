@@ -262,7 +262,7 @@ public final class LeaseContract {
         if (renewed) {
             org.junit.jupiter.api.Assumptions.assumeTrue(
                     env.canInflict(LockFaults.Fault.STORE_OUTAGE),
-                    "fault not offered: STORE_OUTAGE (with AUTO_RENEWAL declared, only an outage stops the renewals"
+                    TckEnv.NEEDS + "fault STORE_OUTAGE (with AUTO_RENEWAL declared, only an outage stops the renewals"
                             + " of a live holder)");
         }
         String how = renewed

@@ -178,7 +178,7 @@ public final class OwnershipContract {
         boolean viaExpiry = env.has(LockFeature.LEASE_EXPIRY) && !env.has(LockFeature.AUTO_RENEWAL);
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 viaDelete || viaSession || viaExpiry,
-                "no way to lose a lease: needs fault DELETE_LOCK_STATE, KILL_SESSION with SESSION_BOUND, or "
+                TckEnv.NEEDS + "a way to lose a lease: fault DELETE_LOCK_STATE, KILL_SESSION with SESSION_BOUND, or "
                         + "LEASE_EXPIRY without AUTO_RENEWAL");
         LockLease stale = a.lock(key).acquire(Duration.ofSeconds(5));
         String how;

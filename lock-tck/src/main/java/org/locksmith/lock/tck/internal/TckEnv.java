@@ -34,6 +34,12 @@ public final class TckEnv implements AutoCloseable {
     /** Prefix of every reason for a test skipped because a feature is not declared; the report keys on it. */
     public static final String NOT_DECLARED = "not declared: ";
 
+    /**
+     * How the reason of a test skipped for a missing hook (worker URL, fault, store view) starts: a contract with
+     * such a test reads "unverified", never "pass".
+     */
+    public static final String NEEDS = "needs ";
+
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -152,8 +158,7 @@ public final class TckEnv implements AutoCloseable {
     }
 
     public void requireFault(LockFaults.Fault fault) {
-        Assumptions.assumeTrue(
-                canInflict(fault), () -> "fault not offered: " + fault + " (faults() does not support it)");
+        Assumptions.assumeTrue(canInflict(fault), () -> NEEDS + "fault " + fault + " (faults() does not offer it)");
     }
 
     public Optional<String> workerUrl() {
@@ -162,7 +167,7 @@ public final class TckEnv implements AutoCloseable {
 
     public String requireWorkerUrl() {
         Optional<String> url = hooks.workerUrl();
-        Assumptions.assumeTrue(url.isPresent(), "no worker processes: workerUrl() is empty");
+        Assumptions.assumeTrue(url.isPresent(), NEEDS + "workerUrl() for worker processes (it is empty)");
         return url.get();
     }
 
@@ -172,7 +177,7 @@ public final class TckEnv implements AutoCloseable {
 
     public int requireStoreEntries(String key) {
         OptionalInt n = hooks.storeEntries(key);
-        Assumptions.assumeTrue(n.isPresent(), "store not inspectable: storeEntries(key) is empty");
+        Assumptions.assumeTrue(n.isPresent(), NEEDS + "storeEntries(key) (it is empty)");
         return n.getAsInt();
     }
 
@@ -182,7 +187,7 @@ public final class TckEnv implements AutoCloseable {
 
     public int requireOpenConnections() {
         OptionalInt n = hooks.openConnections();
-        Assumptions.assumeTrue(n.isPresent(), "connections not countable: openConnections() is empty");
+        Assumptions.assumeTrue(n.isPresent(), NEEDS + "openConnections() (it is empty)");
         return n.getAsInt();
     }
 

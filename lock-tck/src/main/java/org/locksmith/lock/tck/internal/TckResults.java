@@ -45,8 +45,9 @@ public final class TckResults {
             List<TestResult> tests) {}
 
     /**
-     * A contract's verdict: {@code pass}, {@code fail}, {@code not declared} (reason: the feature), {@code skipped}
-     * (reason: the missing hook) or {@code not run}. {@code detail} is {@link #UNDECLARED_SIDE_CHECKED} when the
+     * A contract's verdict: {@code pass}, {@code fail}, {@code not declared} (reason: the feature), {@code
+     * unverified} (reason: the missing hook, "needs ..."; a contract with a test skipped for a missing hook never
+     * passes), {@code skipped} (every test inapplicable) or {@code not run}. {@code detail} is {@link #UNDECLARED_SIDE_CHECKED} when the
      * contract's feature is not declared and the tests of what must hold without it passed; empty otherwise.
      */
     public record Verdict(String status, String reason, String detail) {}
@@ -75,6 +76,12 @@ public final class TckResults {
         if (gate.isPresent() && !declares(declared, tests, gate.get())) {
             return new Verdict("not declared", gate.get().name(), anyPassed ? UNDECLARED_SIDE_CHECKED : "");
         }
+        // A test skipped for a missing hook leaves the contract unproven, whatever the others did.
+        for (TestResult t : tests) {
+            if (needsHook(t)) {
+                return new Verdict("unverified", t.message(), "");
+            }
+        }
         if (anyPassed) {
             return new Verdict("pass", "", "");
         }
@@ -98,6 +105,12 @@ public final class TckResults {
         }
         return tests.stream()
                 .noneMatch(t -> isNotDeclared(t) && t.message().equals(TckEnv.NOT_DECLARED + feature.name()));
+    }
+
+    private static boolean needsHook(TestResult t) {
+        return t.status().equals("skipped")
+                && t.message() != null
+                && t.message().startsWith(TckEnv.NEEDS);
     }
 
     private static boolean isNotDeclared(TestResult t) {
@@ -199,8 +212,9 @@ public final class TckResults {
         s.append("pass: the backend declares the contract's feature (if it has one) and every test of the contract ");
         s.append("that ran passed; FAIL: at least one test failed; not declared (FEATURE): the backend does not ");
         s.append("claim the contract's feature, so its tests were skipped (\"undeclared side checked\": the tests of ");
-        s.append("what must hold without the feature ran and passed); skipped: the tests lack a hook (worker URL, ");
-        s.append("fault, store view).\n\n");
+        s.append("what must hold without the feature ran and passed); unverified (needs ...): a test of the contract ");
+        s.append("was skipped because the backend's TCK class lacks a hook (worker URL, fault, store view), so the ");
+        s.append("contract is not proven; skipped: none of its tests applies.\n\n");
         Set<String> names = new TreeSet<>();
         List<String> headers = new ArrayList<>();
         for (BackendRun r : runs) {
@@ -226,6 +240,7 @@ public final class TckResults {
                     case "not declared" ->
                         "not declared (" + shorten(v.reason()) + ")"
                                 + (v.detail().isEmpty() ? "" : "; " + v.detail());
+                    case "unverified" -> "unverified (" + shorten(v.reason()) + ")";
                     case "skipped" -> "skipped (" + shorten(v.reason()) + ")";
                     default -> v.status();
                 };
