@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -197,8 +199,13 @@ public final class OwnershipContract {
                 .plus(env.timings().sessionTimeout())
                 .plus(env.timings().handoff()));
         String why = "after client A's lease was lost: " + how;
+        // The other thread of client A: one thread, since a lease is released by the thread that holds it.
+        ExecutorService otherThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "tck-other-thread"));
+        env.closeAtEnd(otherThread::shutdownNow);
         LockLease fresh = sameClient
-                ? env.fork(() -> Probes.acquireWithin(env, b, key, bound, why).value())
+                ? otherThread
+                        .submit(() ->
+                                Probes.acquireWithin(env, b, key, bound, why).value())
                         .get(bound.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS)
                 : Probes.acquireWithin(env, b, key, bound, why).value();
         try {
@@ -223,7 +230,8 @@ public final class OwnershipContract {
                 .as(env.at(b, key) + "new holder's lease (" + newHolder + ") after a stale release")
                 .isTrue();
         if (sameClient) {
-            env.fork(() -> {
+            otherThread
+                    .submit(() -> {
                         fresh.release();
                         return null;
                     })

@@ -336,7 +336,8 @@ final class BrokenTcks {
 
         @Override
         String url() {
-            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis() + "&declaredLeaseMs="
+            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
+                    + timings().leaseTime().toMillis() + "&declaredLeaseMs="
                     + timings().leaseTime().multipliedBy(3).toMillis();
         }
     }
@@ -352,7 +353,8 @@ final class BrokenTcks {
 
         @Override
         String url() {
-            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis() + "&defect=racy-takeover";
+            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
+                    + timings().leaseTime().toMillis() + "&defect=racy-takeover";
         }
     }
 
@@ -367,8 +369,8 @@ final class BrokenTcks {
 
         @Override
         String url() {
-            return "file://" + OWN_DIR + "?leaseMs=" + timings().leaseTime().toMillis()
-                    + "&defect=token-reused-on-takeover";
+            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
+                    + timings().leaseTime().toMillis() + "&defect=token-reused-on-takeover";
         }
     }
 
@@ -383,7 +385,7 @@ final class BrokenTcks {
 
         @Override
         String url() {
-            return "file://" + OWN_DIR + "?leaseMs="
+            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
                     + timings().leaseTime().multipliedBy(2).toMillis() + "&declaredLeaseMs="
                     + timings().leaseTime().toMillis();
         }

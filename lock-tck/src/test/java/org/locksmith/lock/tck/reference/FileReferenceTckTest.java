@@ -29,6 +29,18 @@ class FileReferenceTckTest extends LockTck {
         }
     }
 
+    /**
+     * {@code dir}, created again if an earlier run of the same class removed it: a broken variant may run several
+     * times in one JVM, and its {@code @AfterAll} removes its directory after each.
+     */
+    static Path ensure(Path dir) {
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @AfterAll
     static void removeDirectory() throws IOException {
         removeTree(DIR);
