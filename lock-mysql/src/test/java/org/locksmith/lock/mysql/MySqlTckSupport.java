@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.locksmith.lock.LockClient;
@@ -158,6 +159,27 @@ abstract class MySqlTckSupport extends LockTck {
             urls.add(prefix + db);
         }
         return urls;
+    }
+
+    /** The server's {@code Questions} status (statements from all clients), once per server the shards live on. */
+    @Override
+    protected OptionalLong storeOperations() {
+        long total = 0;
+        java.util.Set<String> servers = new java.util.HashSet<>();
+        for (String shardUrl : shardUrls(baseUrl())) {
+            if (!servers.add(LockUrl.parse(shardUrl).hosts().toString())) {
+                continue;
+            }
+            try (Connection c = MySqlTestServer.connect(shardUrl);
+                    PreparedStatement ps = c.prepareStatement("SHOW GLOBAL STATUS LIKE 'Questions'");
+                    ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                total += rs.getLong(2);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return OptionalLong.of(total);
     }
 
     @Override

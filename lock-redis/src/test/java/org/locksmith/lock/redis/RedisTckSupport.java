@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -80,6 +81,23 @@ abstract class RedisTckSupport extends LockTck {
     @Override
     protected Optional<String> workerUrl() {
         return Optional.of(url(run + "-worker"));
+    }
+
+    /** {@code INFO stats} total_commands_processed, summed over the nodes. */
+    @Override
+    protected OptionalLong storeOperations() {
+        long total = 0;
+        for (HostAndPort node : nodes()) {
+            try (Jedis jedis = admin(node)) {
+                for (String line : jedis.info("stats").split("\r?\n")) {
+                    if (line.startsWith("total_commands_processed:")) {
+                        total += Long.parseLong(line.substring("total_commands_processed:".length())
+                                .trim());
+                    }
+                }
+            }
+        }
+        return OptionalLong.of(total);
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.locksmith.lock.tck;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,6 +94,17 @@ public abstract class LockTck {
         return OptionalInt.empty();
     }
 
+    /**
+     * A counter of the requests the store has served so far, read from the store where possible (Redis {@code INFO
+     * stats} total_commands_processed, ZooKeeper {@code srvr} "Received", MySQL's {@code Questions} status), summed
+     * over its nodes; counting other clients' requests too is fine, as long as nothing else uses the store during
+     * the test. Empty if the test cannot count them. The progress contract uses it to prove that an idle waiter of a
+     * backend declaring {@code BLOCKING_WAKEUP} does not poll.
+     */
+    protected OptionalLong storeOperations() {
+        return OptionalLong.empty();
+    }
+
     /** The times the clients are configured with and the allowances granted; {@link TckTimings#defaults()}. */
     protected TckTimings timings() {
         return TckTimings.defaults();
@@ -126,6 +138,11 @@ public abstract class LockTck {
                     @Override
                     public OptionalInt openConnections() {
                         return LockTck.this.openConnections();
+                    }
+
+                    @Override
+                    public OptionalLong storeOperations() {
+                        return LockTck.this.storeOperations();
                     }
 
                     @Override
@@ -208,6 +225,11 @@ public abstract class LockTck {
     }
 
     // ---- c02 Progress ---------------------------------------------------------------------------------------
+
+    @Test
+    public void c02_progress_idleWaiterDoesNotPoll() throws Exception {
+        new MutualExclusionContract(env).idleWaiterDoesNotPoll();
+    }
 
     @Test
     public void c02_progress_freeKeyGrantedInOneAttempt() throws Exception {

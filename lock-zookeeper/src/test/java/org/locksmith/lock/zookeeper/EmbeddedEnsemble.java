@@ -87,6 +87,19 @@ final class EmbeddedEnsemble implements AutoCloseable {
         }
     }
 
+    /** Requests all servers have received from clients so far (pings included), from {@code srvr}. */
+    long requestsReceived() {
+        long total = 0;
+        for (InstanceSpec spec : cluster.getInstances()) {
+            for (String line : srvr(spec).split("\n")) {
+                if (line.startsWith("Received:")) {
+                    total += Long.parseLong(line.substring("Received:".length()).trim());
+                }
+            }
+        }
+        return total;
+    }
+
     private static String srvr(InstanceSpec spec) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 1000);

@@ -2,6 +2,7 @@ package org.locksmith.lock.zookeeper;
 
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
@@ -60,6 +61,12 @@ class ZooKeeperTckTest extends LockTck {
     @Override
     protected Optional<String> workerUrl() {
         return Optional.of(url());
+    }
+
+    /** From the embedded server(s): {@code srvr}'s "Received"; empty against a server named by the environment. */
+    @Override
+    protected OptionalLong storeOperations() {
+        return embedded == null ? OptionalLong.empty() : OptionalLong.of(embedded.requestsReceived());
     }
 
     @Override

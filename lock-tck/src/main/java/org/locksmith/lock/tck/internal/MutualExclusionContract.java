@@ -441,6 +441,60 @@ public final class MutualExclusionContract {
         }
     }
 
+    /** Requests an idle waiter may cause in {@link #IDLE_WINDOW}: ten a second; a 100 ms poller makes twenty. */
+    static final long IDLE_WAITER_MAX_OPERATIONS = 20;
+
+    static final Duration IDLE_WINDOW = Duration.ofSeconds(2);
+
+    /**
+     * Contract 2 with {@code BLOCKING_WAKEUP}: a waiter is woken by the store, so while the key stays held it makes a
+     * bounded number of requests (re-arming a wait when the holder's lease is renewed, say), not one per poll
+     * interval. Counted with the {@code storeOperations()} hook over {@link #IDLE_WINDOW}, minus what the holder
+     * alone causes (renewals, keep-alives of both clients) over a window as long. Polling at 100 ms or faster
+     * fails here; slower polling fails the hand-off tail of {@code c02_progress_handoffLatency}. Not stretched by
+     * the time factor: a count is not a latency.
+     */
+    public void idleWaiterDoesNotPoll() throws Exception {
+        env.requireFeature(LockFeature.BLOCKING_WAKEUP);
+        env.requireStoreOperations();
+        LockClient holder = env.client("holder");
+        LockClient waiter = env.client("waiter");
+        String key = env.key("idle-waiter");
+        // Both clients connected before the baseline, so their keep-alives fall in both windows.
+        waiter.lock(env.key("idle-waiter-warm")).tryAcquire().ifPresent(LockLease::release);
+        LockLease held = holder.lock(key).acquire(TckEnv.allow(env.timings().operationTimeout()));
+        Thread.sleep(200);
+        long baseline = operationsOver(IDLE_WINDOW);
+        Future<Boolean> waiting = env.fork(() -> {
+            try (LockLease granted = waiter.lock(key).acquire(Duration.ofSeconds(60))) {
+                return granted.isValid();
+            }
+        });
+        Thread.sleep(300); // the waiter's first attempts, and its wait set up
+        long withWaiter = operationsOver(IDLE_WINDOW);
+        assertThat(waiting.isDone())
+                .as(env.at(waiter, key) + "waiter done while the key was held")
+                .isFalse();
+        held.release();
+        assertThat(waiting.get(TckEnv.allow(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+                .as(env.at(waiter, key) + "the waiter's lease, once the holder released")
+                .isTrue();
+        long byWaiter = withWaiter - baseline;
+        env.note("store requests in " + IDLE_WINDOW.toMillis() + " ms: holder alone", baseline);
+        env.note("store requests in " + IDLE_WINDOW.toMillis() + " ms: holder and an idle waiter", withWaiter);
+        assertThat(byWaiter)
+                .as(env.at(waiter, key) + "store requests caused by one waiter in " + IDLE_WINDOW.toMillis()
+                        + " ms while the key stayed held (" + withWaiter + " with it, " + baseline + " without):"
+                        + " with BLOCKING_WAKEUP the store wakes a waiter, which must not poll")
+                .isLessThanOrEqualTo(IDLE_WAITER_MAX_OPERATIONS);
+    }
+
+    private long operationsOver(Duration window) throws InterruptedException {
+        long before = env.requireStoreOperations();
+        Thread.sleep(window.toMillis());
+        return env.requireStoreOperations() - before;
+    }
+
     /** Contract 2: a free key is granted at once; handoff after release is prompt (not poll-bound). */
     public void freeKeyGrantedInOneAttempt() {
         LockClient a = env.client("A");

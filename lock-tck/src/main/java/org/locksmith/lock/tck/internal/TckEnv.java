@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -52,6 +53,11 @@ public final class TckEnv implements AutoCloseable {
         LockFaults faults();
 
         OptionalInt storeEntries(String key);
+
+        /** Requests the store has served so far; empty if the test cannot count them. */
+        default OptionalLong storeOperations() {
+            return OptionalLong.empty();
+        }
 
         /** Connections the clients hold to the store; empty if the test cannot count them. */
         default OptionalInt openConnections() {
@@ -179,6 +185,12 @@ public final class TckEnv implements AutoCloseable {
         OptionalInt n = hooks.storeEntries(key);
         Assumptions.assumeTrue(n.isPresent(), NEEDS + "storeEntries(key) (it is empty)");
         return n.getAsInt();
+    }
+
+    public long requireStoreOperations() {
+        OptionalLong n = hooks.storeOperations();
+        Assumptions.assumeTrue(n.isPresent(), NEEDS + "storeOperations() (it is empty)");
+        return n.getAsLong();
     }
 
     public OptionalInt openConnections() {

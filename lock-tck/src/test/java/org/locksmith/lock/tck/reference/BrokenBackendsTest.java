@@ -141,6 +141,11 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void aWaiterPollingEvery30MsFailsTheRequestCount() throws Exception {
+        assertCaught(BrokenTcks.Poll30MsWakeup.class, "c02_progress_idleWaiterDoesNotPoll", "must not poll");
+    }
+
+    @Test
     void noExclusionAcrossClients() throws Exception {
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_severalClients", "holder");
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_stress8Clients200Each", null);

@@ -145,6 +145,18 @@ final class BrokenTcks {
     }
 
     /** Declares BLOCKING_WAKEUP but waiters only notice a release by polling every second. */
+    static class Poll30MsWakeup extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-poll-30ms-wakeup";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.POLL_WAKEUP_30MS);
+        }
+    }
+
     static class SlowPollWakeup extends MemoryTck {
         @Override
         String name() {

@@ -23,6 +23,8 @@ final class MemoryStore {
 
     /** Clients "connected" to this store: opened and not yet closed. */
     final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+    /** Requests served: every acquire attempt or re-check, renewal round and release, as a server would count. */
+    final java.util.concurrent.atomic.AtomicLong operations = new java.util.concurrent.atomic.AtomicLong();
 
     static final class KeyState {
         MemoryLockBackend.Grant holder;

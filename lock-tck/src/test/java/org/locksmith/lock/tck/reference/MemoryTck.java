@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
@@ -50,6 +51,11 @@ abstract class MemoryTck extends LockTck {
     @Override
     protected OptionalInt storeEntries(String key) {
         return OptionalInt.of(store.entriesLocked(key));
+    }
+
+    @Override
+    protected OptionalLong storeOperations() {
+        return OptionalLong.of(store.operations.get());
     }
 
     @Override
