@@ -108,6 +108,33 @@ class BrokenBackendsTest {
                 .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
     }
 
+    /**
+     * No false alarms: a correct backend with LEASE_EXPIRY but without AUTO_RENEWAL passes every contract at the
+     * default timings; each contract holds its keys within what the declared features promise.
+     */
+    @Test
+    void aCorrectBackendWithoutRenewalPassesTheWholeKit() {
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(org.junit.platform.engine.discovery.DiscoverySelectors.selectClass(
+                        BrokenTcks.ReferenceWithoutRenewal.class))
+                .configurationParameter("locksmith.tck.reportDir", reportDir.toString())
+                .build();
+        Map<String, String> failed = new ConcurrentHashMap<>();
+        LauncherFactory.create().execute(request, new TestExecutionListener() {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                if (id.isTest() && result.getStatus() == TestExecutionResult.Status.FAILED) {
+                    failed.put(
+                            id.getDisplayName(),
+                            String.valueOf(result.getThrowable().orElse(null)));
+                }
+            }
+        });
+        assertThat(failed)
+                .as("contracts the correct unrenewed reference failed")
+                .isEmpty();
+    }
+
     @Test
     void pausedHolderThatTrustsItsLeaseTooLong() throws Exception {
         assertCaught(
