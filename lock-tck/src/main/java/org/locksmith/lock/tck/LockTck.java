@@ -443,4 +443,9 @@ public abstract class LockTck {
     public void c16_cleanup_boundedStateAfterCycles() throws Exception {
         new StoreContract(env).boundedStateAfterCycles();
     }
+
+    @Test
+    public void c16_cleanup_hooksSeeTheStore() throws Exception {
+        new StoreContract(env).hooksSeeTheStore();
+    }
 }

@@ -141,4 +141,47 @@ public final class StoreContract {
                 });
         env.note("store entries of a released key", baseline);
     }
+
+    /**
+     * c16: the store-view hooks the kit's other contracts trust see the store. A hook that never moves would let
+     * those contracts pass on nothing: {@code storeEntries(key)} must count more while the key is held than before,
+     * {@code openConnections()} must count a newly opened and used client, and {@code storeOperations()} must grow
+     * across an acquire and a release. Checks the hooks the backend's TCK class provides; skipped with none.
+     */
+    public void hooksSeeTheStore() throws Exception {
+        boolean entries = env.storeEntries("probe").isPresent();
+        boolean connections = env.openConnections().isPresent();
+        boolean operations = env.storeOperations().isPresent();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                entries || connections || operations,
+                "no store-view hook to check (storeEntries, openConnections, storeOperations are all empty)");
+        int connectionsBefore = connections ? env.requireOpenConnections() : 0;
+        LockClient a = env.client("A");
+        String key = env.key("hooks");
+        int entriesBefore = entries ? env.requireStoreEntries(key) : 0;
+        long operationsBefore = operations ? env.requireStoreOperations() : 0;
+        try (LockLease lease = a.lock(key).acquire(TckEnv.allow(env.timings().operationTimeout()))) {
+            if (entries) {
+                int held = env.requireStoreEntries(key);
+                assertThat(held)
+                        .as(env.at(a, key) + "storeEntries(key) while the key is held (" + entriesBefore
+                                + " before): the hook does not see the store's records of the key")
+                        .isGreaterThan(entriesBefore);
+            }
+            if (connections) {
+                int open = env.requireOpenConnections();
+                assertThat(open)
+                        .as(env.at(a, key) + "openConnections() once a new client acquired (" + connectionsBefore
+                                + " before it was opened): the hook does not count the clients' connections")
+                        .isGreaterThan(connectionsBefore);
+            }
+        }
+        if (operations) {
+            long after = env.requireStoreOperations();
+            assertThat(after)
+                    .as(env.at(a, key) + "storeOperations() after an acquire and a release (" + operationsBefore
+                            + " before): the hook does not count the store's requests")
+                    .isGreaterThan(operationsBefore);
+        }
+    }
 }

@@ -187,6 +187,10 @@ public final class TckEnv implements AutoCloseable {
         return n.getAsInt();
     }
 
+    public OptionalLong storeOperations() {
+        return hooks.storeOperations();
+    }
+
     public long requireStoreOperations() {
         OptionalLong n = hooks.storeOperations();
         Assumptions.assumeTrue(n.isPresent(), NEEDS + "storeOperations() (it is empty)");

@@ -173,6 +173,12 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void aStoreEntriesHookThatNeverMovesFailsItsSelfCheck() throws Exception {
+        assertCaught(
+                BrokenTcks.StoreEntriesHookNeverMoves.class, "c16_cleanup_hooksSeeTheStore", "does not see the store");
+    }
+
+    @Test
     void noExclusionAcrossClients() throws Exception {
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_severalClients", "holder");
         assertCaught(BrokenTcks.NoExclusionAcrossClients.class, "c01_mutualExclusion_stress8Clients200Each", null);

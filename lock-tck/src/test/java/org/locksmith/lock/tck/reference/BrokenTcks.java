@@ -157,6 +157,19 @@ final class BrokenTcks {
         }
     }
 
+    /** A correct backend whose TCK class has a storeEntries hook that always says 0: cleanup would pass on nothing. */
+    static class StoreEntriesHookNeverMoves extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-store-entries-hook";
+        }
+
+        @Override
+        protected java.util.OptionalInt storeEntries(String key) {
+            return java.util.OptionalInt.of(0);
+        }
+    }
+
     static class SlowPollWakeup extends MemoryTck {
         @Override
         String name() {
