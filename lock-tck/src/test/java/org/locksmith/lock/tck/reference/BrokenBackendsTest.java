@@ -146,7 +146,8 @@ class BrokenBackendsTest {
     @Test
     void faultLoadCatchesOverlappingValidityAndTokensThatGoBack() throws Exception {
         String test = "c01_mutualExclusion_randomisedContentionUnderKillsAndPauses";
-        assertCaught(BrokenTcks.FileDeclaresLongerLease.class, test, "two valid holders");
+        // FileDeclaresLongerLease is caught here only when the resumed holder looks at its lease before its renewer
+        // reports the loss; c01_mutualExclusion_pausedHolderNeverValidWhileAnotherHolds catches it every time.
         assertCaught(BrokenTcks.FileRacyTakeover.class, test, "two valid holders");
         assertCaught(BrokenTcks.FileTokenReusedOnTakeover.class, test, "fencing token");
     }
