@@ -29,10 +29,11 @@ import org.locksmith.lock.tck.internal.TckEnv;
 
 /**
  * The Locksmith technology compatibility kit. A backend proves itself by extending this class in its tests and
- * returning a fresh client from {@link #newClient()}; {@code mvn test} then runs every contract of DESIGN.md
- * against it, gated by the features the client declares. Tests of undeclared features are skipped with a reason
- * starting {@code "not declared: FEATURE"}; tests that need a fault hook or worker processes the backend does not
- * offer are skipped naming what is missing. Where a feature is not declared, the TCK checks that what depends on it
+ * returning a fresh client from {@link #newClient()}; {@code mvn test} then runs every contract of
+ * {@code lock-tck/CONTRACTS.md} against it, gated by the features the client declares. Tests of undeclared features
+ * are skipped with a reason starting {@code "not declared: FEATURE"}; tests that need a hook (fault, worker processes,
+ * store view) the backend does not offer are skipped with a reason starting {@code "needs "}, and their contract
+ * reads "unverified", never "pass". Where a feature is not declared, the TCK checks that what depends on it
  * fails clearly (for example {@code fencingToken()} throws {@link UnsupportedOperationException}).
  *
  * <p>Test names follow the contract numbers: {@code c01_mutualExclusion_...}, {@code c10_fencing_...}. Every

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.locksmith.lock.LockFeature;
 
-/** The sixteen contracts of DESIGN.md "Semantics the TCK enforces", by number; test names start with their id. */
+/** The sixteen contracts of lock-tck/CONTRACTS.md, by number; test names start with their id. */
 public final class Contracts {
     private Contracts() {}
 
@@ -30,7 +30,7 @@ public final class Contracts {
             "Cleanup");
 
     /**
-     * The feature that gates each contract (DESIGN.md names it after the contract): a backend that does not declare
+     * The feature that gates each contract (CONTRACTS.md names it after the contract): a backend that does not declare
      * it has that contract's feature tests skipped, and the report says "not declared" for the contract, never
      * "pass", whatever the tests of the undeclared side did. Sub-features (DURABLE_FENCING inside c10,
      * SESSION_BOUND or LEASE_EXPIRY inside c11) do not gate their contract.
