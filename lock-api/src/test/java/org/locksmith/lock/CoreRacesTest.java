@@ -25,7 +25,7 @@ class CoreRacesTest {
     private final CountDownLatch unblock = new CountDownLatch(1);
 
     private final AtomicReference<String> renewalThread = new AtomicReference<>();
-    private final AtomicReference<String> timerThread = new AtomicReference<>();
+    private final AtomicReference<String> cancelThread = new AtomicReference<>();
 
     @AfterEach
     void tearDown() {
@@ -71,15 +71,15 @@ class CoreRacesTest {
     }
 
     /**
-     * Blocks the core's timer thread (the one that watches waiters) in a cancel action, until {@link #unblock}: a
-     * waiter on key "other", in an uninterruptible store call, reaches its deadline and the core's cancellation of
-     * it never returns. A backend must not block there; here it stands for "the core's timers have not run yet".
+     * Blocks a cancel action until {@link #unblock}: a waiter on key "other", in an uninterruptible store call,
+     * reaches its deadline and the core's cancellation of it never returns. A backend must not block there; the core
+     * runs cancel actions on helper threads, so that one that does stops no timer of the core.
      */
-    private void blockTimers(LockClient client, MemoryBackend backend) throws Exception {
+    private void blockACancelAction(LockClient client, MemoryBackend backend) throws Exception {
         CountDownLatch cancelling = new CountDownLatch(1);
         backend.uninterruptible = true;
         backend.cancelHook = () -> {
-            timerThread.compareAndSet(null, Thread.currentThread().getName());
+            cancelThread.compareAndSet(null, Thread.currentThread().getName());
             cancelling.countDown();
             awaitUnblock();
         };
@@ -88,7 +88,10 @@ class CoreRacesTest {
         assertThat(cancelling.await(5, TimeUnit.SECONDS)).isTrue();
     }
 
-    /** Re-entry hands out a lease "valid now" or none: one past its time is reported lost, without I/O. */
+    /**
+     * Re-entry hands out a lease "valid now" or none: one past its time is reported lost, without I/O, whether the
+     * expiry timer or the re-entry notices it first.
+     */
     @Test
     void reentryIntoALeasePastItsTimeFailsWithoutIo() throws Exception {
         MemoryBackend backend = new MemoryBackend(
@@ -96,8 +99,6 @@ class CoreRacesTest {
                 Duration.ofMillis(100),
                 Duration.ZERO);
         LockClient client = open(backend);
-        // With the timers stopped, the re-entry is the only place where the core can notice the expiry.
-        blockTimers(client, backend);
         DistributedLock lock = client.lock("k");
         LockLease lease = lock.acquire(Duration.ofSeconds(1));
         List<LockLostException> heard = new CopyOnWriteArrayList<>();
@@ -175,7 +176,7 @@ class CoreRacesTest {
     void aBlockedCancelActionStopsNoRenewal() throws Exception {
         MemoryBackend backend = renewing(Duration.ofMillis(300), Duration.ofMillis(50));
         LockClient client = open(backend);
-        blockTimers(client, backend);
+        blockACancelAction(client, backend);
         LockLease lease = client.lock("k").acquire(Duration.ofSeconds(1));
         int before = backend.renewCalls.get();
         // Twelve renewals of 50 ms each span two lease times of 300 ms.
@@ -183,7 +184,7 @@ class CoreRacesTest {
         assertThat(lease.isValid())
                 .as("a lease of 300 ms renewed every 50 ms while the timer thread is blocked")
                 .isTrue();
-        assertThat(timerThread.get()).startsWith("locksmith-watchdog-");
+        assertThat(cancelThread.get()).startsWith("locksmith-helper-");
         lease.release();
     }
 

@@ -40,6 +40,8 @@ public final class MemoryBackend implements LockBackend {
 
     /** Runs in {@link BackendLease#renew()} before it answers: a test blocks a renewal here. */
     public volatile Runnable renewHook = () -> {};
+    /** Runs in {@link BackendLease#release()} before it answers: a test slows a release here. */
+    public volatile Runnable releaseHook = () -> {};
     /** Runs in a cancel action before it unblocks its waiter: a test blocks the core's cancelling thread here. */
     public volatile Runnable cancelHook = () -> {};
     /**
@@ -130,6 +132,7 @@ public final class MemoryBackend implements LockBackend {
             if (released.getAndSet(true)) {
                 repeatedReleases.incrementAndGet();
             }
+            releaseHook.run();
             lock.lock();
             try {
                 if (holders.get(key) != this) {

@@ -15,7 +15,9 @@ import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The user's lease: hold count, owner thread, validity clock and loss listeners around one {@link BackendLease}.
- * Only the owner thread changes the hold count; the renewer and the backend's loss reports change the state.
+ * The owner thread raises and lowers the hold count, close() sets it to zero, the renewer and the backend's loss
+ * reports change the state; hold count and state are one atomic value, so that no race of these ends with a
+ * negative count or a re-entry into a lease that close() released.
  */
 final class CoreLease implements LockLease {
     private enum State {
@@ -34,18 +36,27 @@ final class CoreLease implements LockLease {
     final ReentrantLock io = new ReentrantLock();
 
     /**
-     * Where the lease is and, once lost, why, in one immutable value: whoever sees the lease lost sees the cause
-     * too, and a release decides from the very status it replaces, not from an earlier look.
+     * Where the lease is, how many holds its owner has, whether close() ended them and, once lost, why, in one
+     * immutable value: whoever sees the lease lost sees the cause too, and a release or re-entry decides from the
+     * very status it replaces, not from an earlier look.
      */
-    private record Status(State state, LockLostException lostCause) {}
+    private record Status(State state, int holds, boolean byClose, LockLostException lostCause) {
+        Status withHolds(int n) {
+            return new Status(state, n, byClose, lostCause);
+        }
 
-    private static final Status HELD = new Status(State.HELD, null);
+        Status lost(LockLostException cause) {
+            return new Status(State.LOST, holds, byClose, cause);
+        }
 
-    private final AtomicReference<Status> status = new AtomicReference<>(HELD);
+        Status released() {
+            return new Status(State.RELEASED, holds, byClose, lostCause);
+        }
+    }
+
+    private final AtomicReference<Status> status = new AtomicReference<>(new Status(State.HELD, 1, false, null));
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
-    private volatile int holdCount = 1;
     private volatile long validUntilNanos;
-    private volatile boolean releasedByClose;
     /** The watchdog's look at this lease when its time runs out; null while none is pending. */
     private volatile ScheduledFuture<?> expiryCheck;
 
@@ -82,11 +93,11 @@ final class CoreLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return status.get() == HELD && System.nanoTime() - validUntilNanos < 0;
+        return isHeld() && System.nanoTime() - validUntilNanos < 0;
     }
 
     boolean isHeld() {
-        return status.get() == HELD;
+        return status.get().state() == State.HELD;
     }
 
     long validUntilNanos() {
@@ -103,31 +114,38 @@ final class CoreLease implements LockLease {
 
     @Override
     public int holdCount() {
-        return holdCount;
+        return status.get().holds();
     }
 
-    /** Re-entry by the owner thread: no round trip. Hands out the lease only while it is valid. */
+    /**
+     * Re-entry by the owner thread: no round trip. Hands out the lease only while it is valid and its client open;
+     * one compare-and-set decides against a concurrent close(), which either comes after (and ends this hold too)
+     * or before (and this re-entry fails).
+     */
     CoreLease reenter() {
-        if (status.get() == HELD && System.nanoTime() - validUntilNanos >= 0) {
+        if (isHeld() && System.nanoTime() - validUntilNanos >= 0) {
             // Past its time and nobody has said so yet (no renewal round or timer since): this is the loss.
             markLost(ranOut());
         }
-        Status now = status.get();
-        if (now.state() == State.RELEASED) {
-            // Only close() ends a lease behind its owner's back; the owner's own release forgets it first.
-            throw new IllegalStateException(
-                    "Key '" + key + "' was released when its client was closed; the lease is gone");
+        while (true) {
+            Status now = status.get();
+            if (now.byClose() || now.state() == State.RELEASED) {
+                // Only close() ends a lease behind its owner's back; the owner's own release forgets it first.
+                throw new IllegalStateException(
+                        "Key '" + key + "' was released when its client was closed; the lease is gone");
+            }
+            if (now.state() == State.LOST) {
+                throw new LockLostException(
+                        "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first",
+                        now.lostCause());
+            }
+            if (now.holds() == Integer.MAX_VALUE) {
+                throw new Error("Maximum lock count exceeded for key '" + key + "'");
+            }
+            if (status.compareAndSet(now, now.withHolds(now.holds() + 1))) {
+                return this;
+            }
         }
-        if (now.state() == State.LOST) {
-            throw new LockLostException(
-                    "Cannot re-enter key '" + key + "': this thread's lease was lost; release it first",
-                    now.lostCause());
-        }
-        if (holdCount == Integer.MAX_VALUE) {
-            throw new Error("Maximum lock count exceeded for key '" + key + "'");
-        }
-        holdCount++;
-        return this;
     }
 
     @Override
@@ -153,7 +171,7 @@ final class CoreLease implements LockLease {
      * invalid without its listeners ever hearing of it.
      */
     void checkExpiry() {
-        if (status.get() != HELD) {
+        if (!isHeld()) {
             return;
         }
         if (System.nanoTime() - validUntilNanos >= 0) {
@@ -205,7 +223,8 @@ final class CoreLease implements LockLease {
 
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
     void markLost(LockLostException cause) {
-        if (status.compareAndSet(HELD, new Status(State.LOST, cause))) {
+        Status before = status.getAndUpdate(s -> s.state() == State.HELD ? s.lost(cause) : s);
+        if (before.state() == State.HELD) {
             cancelExpiryCheck();
             client.notifyLost(this, cause);
         }
@@ -224,16 +243,19 @@ final class CoreLease implements LockLease {
             throw new IllegalMonitorStateException("Key '" + key + "' is held by thread '" + owner.getName()
                     + "', not by '" + current.getName() + "'");
         }
-        if (holdCount == 0) {
-            if (releasedByClose) {
-                throw new IllegalStateException(
-                        "Key '" + key + "' was released when its client was closed; the lease is gone");
+        Status now;
+        do {
+            now = status.get();
+            if (now.holds() == 0) {
+                if (now.byClose()) {
+                    throw new IllegalStateException(
+                            "Key '" + key + "' was released when its client was closed; the lease is gone");
+                }
+                throw new IllegalMonitorStateException("Key '" + key + "' is already fully released");
             }
-            throw new IllegalMonitorStateException("Key '" + key + "' is already fully released");
-        }
-        holdCount--;
-        if (holdCount > 0) {
-            LockLostException cause = status.get().lostCause();
+        } while (!status.compareAndSet(now, now.withHolds(now.holds() - 1)));
+        if (now.holds() > 1) {
+            LockLostException cause = now.lostCause();
             if (cause != null) {
                 throw new LockLostException(cause.getMessage(), cause);
             }
@@ -256,8 +278,7 @@ final class CoreLease implements LockLease {
         try {
             // Decided under the I/O lock and in one step with the end of the lease: a loss reported while this
             // release waited for a renewal is seen here, and none can be reported after.
-            Status before = status.getAndUpdate(
-                    s -> s.state() == State.RELEASED ? s : new Status(State.RELEASED, s.lostCause()));
+            Status before = status.getAndUpdate(s -> s.state() == State.RELEASED ? s : s.released());
             cancelExpiryCheck();
             if (before.state() == State.RELEASED) {
                 return before.lostCause();
@@ -268,7 +289,7 @@ final class CoreLease implements LockLease {
             }
             LockLostException gone = new LockLostException("Key '" + key
                     + "' was no longer held for this owner when released: its lease expired or was taken over");
-            status.set(new Status(State.RELEASED, gone));
+            status.updateAndGet(s -> new Status(State.RELEASED, s.holds(), s.byClose(), gone));
             return gone;
         } catch (LockBackendException e) {
             throw new LockBackendException(
@@ -285,13 +306,13 @@ final class CoreLease implements LockLease {
 
     /** Release by {@link CoreLockClient#close()}: never throws. */
     void releaseOnClose() {
-        releasedByClose = true;
+        status.updateAndGet(s -> new Status(s.state(), 0, true, s.lostCause()));
         releaseQuietly("while closing the client");
     }
 
     /** Ends every hold and releases in the store on the core's behalf; a store failure is logged, never thrown. */
     private void releaseQuietly(String why) {
-        holdCount = 0;
+        status.updateAndGet(s -> s.withHolds(0));
         try {
             releaseInStore();
         } catch (RuntimeException e) {
@@ -306,8 +327,9 @@ final class CoreLease implements LockLease {
 
     @Override
     public String toString() {
-        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + holdCount + ", state="
-                + status.get().state() + "]";
+        Status now = status.get();
+        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + now.holds() + ", state="
+                + now.state() + "]";
     }
 
     /** Calls its consumer at most once, whoever gets there first (the notifier or {@link #onLost}). */

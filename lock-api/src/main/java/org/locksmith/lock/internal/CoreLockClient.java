@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,6 +32,12 @@ public final class CoreLockClient implements LockClient {
     static final System.Logger LOG = System.getLogger("org.locksmith.lock");
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long close() lets cancel actions end the waits before it interrupts the waiting threads. */
+    private static final long CLOSE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Helper threads at most: cancel actions, and the releases of close(), run on up to this many at once. */
+    private static final int HELPERS = 32;
+    /** The client whose loss listeners the current thread runs, if it is a notifier thread. */
+    private static final ThreadLocal<CoreLockClient> NOTIFYING = new ThreadLocal<>();
 
     /** Who holds a key in this client: the thread, as with {@code ReentrantLock}. */
     record Holder(String key, Thread thread) {}
@@ -57,6 +64,12 @@ public final class CoreLockClient implements LockClient {
     private final LeaseRenewer renewer;
 
     private final ThreadPoolExecutor notifier;
+    /**
+     * Cancel actions and the releases of close(), each apart from the others: one slow cancel action delays no other
+     * waiter and no expiry check, and closing during an outage costs about one operation timeout, not one per lease.
+     * Threads start when needed and end after a second idle.
+     */
+    private final ThreadPoolExecutor helpers;
 
     private final ReentrantLock closeLock = new ReentrantLock();
     private final Condition drained = closeLock.newCondition();
@@ -90,13 +103,16 @@ public final class CoreLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.clientId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
 
-        // At most three threads per client, each started only when first needed: the watchdog, the renewer, and
-        // the notifier, which runs listeners so that a slow one never delays a renewal or a cancellation.
+        // Threads start only when first needed: the watchdog, the renewer, the notifier, which runs listeners so
+        // that a slow one never delays a renewal or a cancellation, and helpers for cancel actions and close().
         this.watchdog = new ScheduledThreadPoolExecutor(1, new DaemonThreads("watchdog"));
         watchdog.setRemoveOnCancelPolicy(true);
         watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier = new ThreadPoolExecutor(
                 0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("notifier"));
+        this.helpers = new ThreadPoolExecutor(
+                HELPERS, HELPERS, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("helper"));
+        helpers.allowCoreThreadTimeOut(true);
         this.renewer = renew.isZero() ? null : new LeaseRenewer(this, backend, held.values(), renew.toNanos());
     }
 
@@ -251,7 +267,7 @@ public final class CoreLockClient implements LockClient {
             return existing.reenter();
         }
         CoreAcquireRequest request = new CoreAcquireRequest(
-                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog);
+                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog, helpers);
         waiting.add(request);
         CoreLease lease = null;
         try {
@@ -278,6 +294,9 @@ public final class CoreLockClient implements LockClient {
             throw e;
         } finally {
             request.finish();
+            if (request.interruptedByClose()) {
+                Thread.interrupted(); // close()'s own interrupt, which ended the wait; the caller gets its exception
+            }
             leaveWaiting(request);
         }
         if (lease == null) {
@@ -339,7 +358,14 @@ public final class CoreLockClient implements LockClient {
 
     void notifyLost(CoreLease lease, LockLostException cause) {
         try {
-            notifier.execute(() -> lease.fireListeners(cause));
+            notifier.execute(() -> {
+                NOTIFYING.set(this);
+                try {
+                    lease.fireListeners(cause);
+                } finally {
+                    NOTIFYING.remove();
+                }
+            });
         } catch (RejectedExecutionException e) {
             lease.fireListeners(cause); // closing: fire on this thread rather than never
         }
@@ -363,12 +389,21 @@ public final class CoreLockClient implements LockClient {
         try {
             // A deadline, not awaitNanos's return value: that is what is left of one 50 ms slice, which made this
             // wait give up after the first slice instead of CLOSE_WAIT_NANOS.
-            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            long start = System.nanoTime();
+            long deadline = start + CLOSE_WAIT_NANOS;
+            boolean interrupted = false;
             long left;
             while (!waiting.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
-                drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                drained.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(20)));
                 for (CoreAcquireRequest request : waiting) {
                     request.cancel();
+                }
+                if (!interrupted && System.nanoTime() - start > CLOSE_GRACE_NANOS) {
+                    // A wait that watches no cancel action (a Condition with a long timeout) ends by interrupt.
+                    interrupted = true;
+                    for (CoreAcquireRequest request : waiting) {
+                        request.interruptForClose();
+                    }
                 }
             }
         } catch (InterruptedException e) {
@@ -382,20 +417,23 @@ public final class CoreLockClient implements LockClient {
                     waiting.size() + " acquire(s) still in backend '" + name
                             + "' after close; the backend did not honour cancellation");
         }
-        for (CoreLease lease : new ArrayList<>(held.values())) {
-            lease.releaseOnClose();
-        }
+        releaseAllOnClose();
         if (renewer != null) {
             renewer.shutdownNow();
         }
         watchdog.shutdownNow();
         notifier.shutdown();
+        helpers.shutdown();
         try {
             if (renewer != null) {
                 renewer.awaitTermination(5, TimeUnit.SECONDS);
             }
             watchdog.awaitTermination(5, TimeUnit.SECONDS);
-            notifier.awaitTermination(5, TimeUnit.SECONDS);
+            // A listener may close its own client: then its thread is the notifier's, which ends after it.
+            if (NOTIFYING.get() != this) {
+                notifier.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            helpers.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -403,6 +441,42 @@ public final class CoreLockClient implements LockClient {
             backend.close();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Closing backend '" + name + "' failed", e);
+        }
+    }
+
+    /** Releases every held lease, on helper threads at once, so that a slow store costs about one release. */
+    private void releaseAllOnClose() {
+        List<CoreLease> leases = new ArrayList<>(held.values());
+        if (leases.size() == 1) {
+            leases.get(0).releaseOnClose();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(leases.size());
+        for (CoreLease lease : leases) {
+            Runnable release = () -> {
+                try {
+                    lease.releaseOnClose();
+                } finally {
+                    done.countDown();
+                }
+            };
+            try {
+                helpers.execute(release);
+            } catch (RejectedExecutionException e) {
+                release.run();
+            }
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // every lease must be released before the backend closes
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -11,7 +11,13 @@ package org.locksmith.lock.spi;
  * when the client closes. A backend whose wait is interruptible (a {@code Condition}, a latch) needs nothing more.
  * A backend blocked in a store call that ignores interrupts (a socket read, a JDBC statement) registers an {@link
  * #onCancel} action that unblocks it (cancel the statement, unblock the client); the core runs that action from
- * another thread within about {@value #CANCEL_CHECK_MILLIS} ms of the interrupt, or at the deadline.
+ * another thread within about {@value #CANCEL_CHECK_MILLIS} ms of the interrupt, or at the deadline. When the
+ * client closes and a wait has not ended within about 100 ms of the cancellation, the core also interrupts the
+ * waiting thread (and clears that interrupt afterwards), so a wait on a {@code Condition} ends then too.
+ *
+ * <p>Cancel actions run on the core's helper threads, apart from each other: a slow one delays no other waiter.
+ * When {@link LockBackend#acquire} has returned, none of the request's actions runs or will run: the core waits
+ * for a running one before it returns to the caller, so an action never hits what the connection does next.
  */
 public interface AcquireRequest {
 
