@@ -1,8 +1,10 @@
 package org.locksmith.lock;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +19,7 @@ import java.util.function.Consumer;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * An in-memory backend for the core's own tests: it counts every call the core makes, so tests can prove that
@@ -40,6 +43,8 @@ public final class MemoryBackend implements LockBackend {
 
     /** Runs in {@link BackendLease#renew()} before it answers: a test blocks a renewal here. */
     public volatile Runnable renewHook = () -> {};
+    /** Runs in {@link BackendLease#renew()} after {@link #renewHook}, with the lease's key. */
+    public volatile Consumer<String> renewKeyHook = key -> {};
     /** Runs in {@link BackendLease#release()} before it answers: a test slows a release here. */
     public volatile Runnable releaseHook = () -> {};
     /** Runs in a cancel action before it unblocks its waiter: a test blocks the core's cancelling thread here. */
@@ -67,6 +72,10 @@ public final class MemoryBackend implements LockBackend {
     public volatile boolean refuseRenewals;
     /** When true, renewals fail as if the store were unreachable. */
     public volatile boolean storeDown;
+    /** Keys whose renewals fail as if their node were unreachable; the other keys' renewals go on. */
+    public final Set<String> unreachableKeys = ConcurrentHashMap.newKeySet();
+    /** When true, a renewal round renews every lease on a thread of its own, as a backend renews nodes in parallel. */
+    public volatile boolean parallelRenewal;
     /** Added to every grant's {@code confirmedAtNanos()}: a positive shift is a backend that claims too late a time. */
     public volatile long confirmedAtShiftNanos;
     /** What {@link #sessionTimeout()} answers: positive makes this a store whose sessions expire when silent. */
@@ -120,7 +129,8 @@ public final class MemoryBackend implements LockBackend {
                 renewedAfterRelease.incrementAndGet();
             }
             renewHook.run();
-            if (storeDown) {
+            renewKeyHook.accept(key);
+            if (storeDown || unreachableKeys.contains(key)) {
                 throw new LockBackendException("memory store down");
             }
             return !refuseRenewals && isHolder();
@@ -231,6 +241,29 @@ public final class MemoryBackend implements LockBackend {
             return g;
         } finally {
             lock.unlock();
+        }
+    }
+
+    @Override
+    public void renew(List<BackendLease> leases, RenewalReport report) {
+        if (!parallelRenewal) {
+            LockBackend.super.renew(leases, report);
+            return;
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (BackendLease lease : leases) {
+            Thread t = new Thread(() -> LockBackend.super.renew(List.of(lease), report), "memory-renewal");
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

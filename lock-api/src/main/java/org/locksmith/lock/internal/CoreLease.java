@@ -3,9 +3,9 @@ package org.locksmith.lock.internal;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
@@ -32,8 +32,12 @@ final class CoreLease implements LockLease {
     private final BackendLease backendLease;
     private final CoreLockClient.Holder holder;
 
-    /** Serialises the backend calls on this lease (renew, release), as the SPI promises; never held while waiting. */
-    final ReentrantLock io = new ReentrantLock();
+    /**
+     * Serialises the backend calls on this lease (renew, release), as the SPI promises; never held while waiting for
+     * the key. A semaphore, not a lock: a renewal round takes it on the renewer's thread and gives it back from
+     * whichever thread the backend reports this lease's outcome on.
+     */
+    final Semaphore io = new Semaphore(1);
 
     /**
      * Where the lease is, how many holds its owner has, whether close() ended them and, once lost, why, in one
@@ -274,7 +278,7 @@ final class CoreLease implements LockLease {
      * that the store no longer held it for us; null if it was held to the end.
      */
     private LockLostException releaseInStore() {
-        io.lock();
+        io.acquireUninterruptibly();
         try {
             // Decided under the I/O lock and in one step with the end of the lease: a loss reported while this
             // release waited for a renewal is seen here, and none can be reported after.
@@ -300,7 +304,7 @@ final class CoreLease implements LockLease {
             // Forgotten only now: close() releases whatever is still registered, so it waits (on the I/O lock) for
             // a release in progress instead of closing the backend under it.
             client.forget(this);
-            io.unlock();
+            io.release();
         }
     }
 

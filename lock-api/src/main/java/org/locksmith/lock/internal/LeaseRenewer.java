@@ -2,14 +2,16 @@ package org.locksmith.lock.internal;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.locksmith.lock.LockBackendException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * Renews one client's held leases in rounds, every {@link LockBackend#renewInterval()}, on a daemon thread of its
@@ -65,48 +67,94 @@ final class LeaseRenewer {
         return due;
     }
 
-    /** Renews {@code due} in one backend call, but only those still held once their I/O lock is ours. */
+    /**
+     * Renews {@code due} in one backend call, but only those still held once their I/O lock is ours. Each lease's
+     * I/O lock is given back as soon as the backend reports its outcome, so that its owner's release waits for
+     * that lease's round trip only, not for the rest of the round.
+     */
     void renew(List<CoreLease> due) {
-        List<CoreLease> leases = new ArrayList<>(due.size());
+        Map<BackendLease, Outcome> outcomes = new IdentityHashMap<>(due.size() * 2);
         List<BackendLease> batch = new ArrayList<>(due.size());
         for (CoreLease lease : due) {
             // Skip a lease whose owner is releasing it right now; the SPI promises one call at a time.
-            if (!lease.io.tryLock()) {
+            if (!lease.io.tryAcquire()) {
                 continue;
             }
             // Released or lost since it was chosen? A release ends the lease under this lock, so a lease held now
-            // stays unreleased until the renewal is done. The SPI renews held leases only: a released one's
+            // stays unreleased until its outcome is reported. The SPI renews held leases only: a released one's
             // connection may already be back in a pool.
             if (!lease.isHeld()) {
-                lease.io.unlock();
+                lease.io.release();
                 continue;
             }
-            leases.add(lease);
+            outcomes.put(lease.backendLease(), new Outcome(lease));
             batch.add(lease.backendLease());
         }
         if (batch.isEmpty()) {
             return;
         }
-        long sentAt = System.nanoTime();
-        try {
-            List<BackendLease> lost = backend.renew(batch);
-            Set<BackendLease> lostSet = lost.isEmpty() ? Set.of() : Set.copyOf(lost);
-            for (CoreLease lease : leases) {
-                if (lostSet.contains(lease.backendLease())) {
-                    lease.markLost(new LockLostException(
-                            "Lease of key '" + lease.key() + "' is no longer held in the store (renewal refused)"));
-                } else {
-                    lease.renewed(sentAt);
+        RenewalReport report = new RenewalReport() {
+            @Override
+            public void renewed(BackendLease lease, long sentAtNanos) {
+                Outcome o = outcomes.get(lease);
+                if (o != null && o.report()) {
+                    try {
+                        o.lease.renewed(sentAtNanos);
+                    } finally {
+                        o.lease.io.release();
+                    }
                 }
             }
-        } catch (LockBackendException e) {
-            CoreLockClient.LOG.log(System.Logger.Level.WARNING, "Renewal failed; will retry: " + e.getMessage());
-        } catch (RuntimeException e) {
-            CoreLockClient.LOG.log(System.Logger.Level.ERROR, "Renewal failed unexpectedly; will retry", e);
-        } finally {
-            for (CoreLease lease : leases) {
-                lease.io.unlock();
+
+            @Override
+            public void lost(BackendLease lease, String reason) {
+                Outcome o = outcomes.get(lease);
+                if (o != null && o.report()) {
+                    try {
+                        o.lease.markLost(new LockLostException(
+                                "Lease of key '" + o.lease.key() + "' is no longer held in the store: " + reason));
+                    } finally {
+                        o.lease.io.release();
+                    }
+                }
             }
+
+            @Override
+            public void unconfirmed(BackendLease lease, Throwable cause) {
+                Outcome o = outcomes.get(lease);
+                if (o != null && o.report()) {
+                    o.lease.io.release();
+                    CoreLockClient.LOG.log(
+                            System.Logger.Level.WARNING,
+                            "Renewal of key '" + o.lease.key() + "' not confirmed; will retry: " + cause);
+                }
+            }
+        };
+        try {
+            backend.renew(batch, report);
+        } catch (RuntimeException e) {
+            CoreLockClient.LOG.log(System.Logger.Level.WARNING, "Renewal round failed; will retry: " + e, e);
+        } finally {
+            // Whatever the backend left unreported is unconfirmed: its I/O lock must come back all the same.
+            for (Outcome o : outcomes.values()) {
+                if (o.report()) {
+                    o.lease.io.release();
+                }
+            }
+        }
+    }
+
+    /** One lease of a round; reported once, by whichever outcome comes first. */
+    private static final class Outcome {
+        final CoreLease lease;
+        private final AtomicBoolean reported = new AtomicBoolean();
+
+        Outcome(CoreLease lease) {
+            this.lease = lease;
+        }
+
+        boolean report() {
+            return reported.compareAndSet(false, true);
         }
     }
 

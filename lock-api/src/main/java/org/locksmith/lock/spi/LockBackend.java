@@ -1,7 +1,6 @@
 package org.locksmith.lock.spi;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.locksmith.lock.LockFeature;
@@ -72,20 +71,35 @@ public interface LockBackend extends AutoCloseable {
     BackendLease acquire(AcquireRequest request) throws InterruptedException;
 
     /**
-     * Renews every lease in {@code leases} (all granted by this backend) and returns those that are no longer held.
-     * The default renews one lease per round trip; override it to renew many in one.
+     * Renews every lease in {@code leases} (all granted by this backend, none being released meanwhile) and reports
+     * each one's outcome to {@code report}: {@linkplain RenewalReport#renewed renewed}, {@linkplain
+     * RenewalReport#lost lost} or {@linkplain RenewalReport#unconfirmed unconfirmed}. A failure of one node or shard
+     * makes only its own leases unconfirmed; a lease left unreported, or every unreported lease when this method
+     * throws, counts as unconfirmed.
      *
-     * @throws org.locksmith.lock.LockBackendException if the store could not be reached; the core retries at the
-     *     next interval and declares the leases lost once their lease time has run out
+     * <p>A lease's owner cannot release it until its outcome is reported, so report each lease as soon as its round
+     * trip answered, and renew independent nodes or shards in parallel or pipelined: then a release waits at most
+     * one operation timeout for a renewal. Return only when no call on these leases is in flight any more. The
+     * default renews one lease after another with {@link
+     * BackendLease#renew()}, one round trip each, and reports each at once; override it to renew many in one round
+     * trip.
      */
-    default List<BackendLease> renew(List<BackendLease> leases) {
-        List<BackendLease> lost = new ArrayList<>();
+    default void renew(List<BackendLease> leases, RenewalReport report) {
         for (BackendLease lease : leases) {
-            if (!lease.renew()) {
-                lost.add(lease);
+            long sentAt = System.nanoTime();
+            boolean held;
+            try {
+                held = lease.renew();
+            } catch (RuntimeException e) {
+                report.unconfirmed(lease, e);
+                continue;
+            }
+            if (held) {
+                report.renewed(lease, sentAt);
+            } else {
+                report.lost(lease, "renewal refused: the store no longer holds it");
             }
         }
-        return lost;
     }
 
     /** Closes the backend's connections and threads. The core releases held leases before calling it. */

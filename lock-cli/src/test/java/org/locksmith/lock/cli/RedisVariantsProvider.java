@@ -12,6 +12,7 @@ import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.LockProvider;
 import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * The real Redis backend altered in one way each, for behaviour of {@code locksmith run} that no shipped backend
@@ -104,8 +105,8 @@ public final class RedisVariantsProvider implements LockProvider {
         }
 
         @Override
-        public List<BackendLease> renew(List<BackendLease> leases) {
-            return redis.renew(leases);
+        public void renew(List<BackendLease> leases, RenewalReport report) {
+            redis.renew(leases, report);
         }
 
         @Override

@@ -119,14 +119,52 @@ class RedisClusterTest {
 
     /** A key of this run whose slot is on master {@code node} (each master owns a third of the slots). */
     private static String keyOnNode(String prefix, int node) {
+        return keyOnNode(prefix, node, "on-");
+    }
+
+    /**
+     * As {@link #keyOnNode(String, int)}, for keys named {@code base + node + "-" + i}: a test that runs after one
+     * that migrated the slot of an "on-" key to another master uses a base of its own.
+     */
+    private static String keyOnNode(String prefix, int node, String base) {
         int perNode = 16384 / 3;
         for (int i = 0; ; i++) {
-            String key = "on-" + node + "-" + i;
+            String key = base + node + "-" + i;
             int slot =
                     org.locksmith.lock.redis.internal.LockKeys.of(prefix, key).slot();
             if (slot / perNode == node && slot < 3 * perNode) {
                 return key;
             }
+        }
+    }
+
+    /** Renewal outcomes are per lease: a master that stops answering costs only the leases in its slots. */
+    @Test
+    void leasesOnHealthyNodesStayValidWhileAnotherNodeIsDown() throws Exception {
+        String prefix = "renew-partial:";
+        try (LockClient locks =
+                Locks.open(cluster.url() + "&leaseMs=1500&timeoutMs=200&connectTimeoutMs=200&prefix=" + prefix)) {
+            LockLease onDown =
+                    locks.lock(keyOnNode(prefix, 0, "partial-")).tryAcquire().orElseThrow();
+            LockLease onOne =
+                    locks.lock(keyOnNode(prefix, 1, "partial-")).tryAcquire().orElseThrow();
+            LockLease onTwo =
+                    locks.lock(keyOnNode(prefix, 2, "partial-")).tryAcquire().orElseThrow();
+            cluster.node(0).pause();
+            try {
+                Thread.sleep(3_000); // two lease times
+                assertThat(onDown.isValid()).as("lease on the paused master").isFalse();
+                assertThat(onOne.isValid())
+                        .as("lease on master 1 while master 0 is paused")
+                        .isTrue();
+                assertThat(onTwo.isValid())
+                        .as("lease on master 2 while master 0 is paused")
+                        .isTrue();
+            } finally {
+                cluster.node(0).resume();
+            }
+            onOne.release();
+            onTwo.release();
         }
     }
 

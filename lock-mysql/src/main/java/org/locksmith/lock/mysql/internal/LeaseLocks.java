@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * The {@code lease} strategy: the row of a key carries its owner, an expiry computed by the server's clock
@@ -185,17 +186,33 @@ final class LeaseLocks implements Strategy {
         }
     }
 
-    List<BackendLease> renewAll(List<BackendLease> leases) {
+    /**
+     * Renews the leases of each shard in one UPDATE and reports each shard's leases as soon as it answered; a shard
+     * that fails makes only its own leases unconfirmed.
+     */
+    void renewAll(List<BackendLease> leases, RenewalReport report) {
         Map<Shard, List<Lease>> byShard = new LinkedHashMap<>();
         for (BackendLease l : leases) {
             Lease lease = (Lease) l;
             byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
         }
-        List<BackendLease> lost = new ArrayList<>();
         for (Map.Entry<Shard, List<Lease>> e : byShard.entrySet()) {
-            lost.addAll(renew(e.getKey(), e.getValue()));
+            long sentAt = System.nanoTime();
+            List<BackendLease> lost;
+            try {
+                lost = renew(e.getKey(), e.getValue());
+            } catch (RuntimeException failure) {
+                e.getValue().forEach(l -> report.unconfirmed(l, failure));
+                continue;
+            }
+            for (Lease l : e.getValue()) {
+                if (lost.contains(l)) {
+                    report.lost(l, "its row is gone or expired on " + e.getKey());
+                } else {
+                    report.renewed(l, sentAt);
+                }
+            }
         }
-        return lost;
     }
 
     private static StringBuilder appendMarks(StringBuilder sql, int n) {

@@ -18,6 +18,7 @@ import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * The MySQL/MariaDB {@link LockBackend}: one strategy over one or more shards. Opening it detects each server's
@@ -155,11 +156,12 @@ public final class MySqlLockBackend implements LockBackend {
     }
 
     @Override
-    public List<BackendLease> renew(List<BackendLease> leases) {
+    public void renew(List<BackendLease> leases, RenewalReport report) {
         if (leaseLocks != null) {
-            return leaseLocks.renewAll(leases);
+            leaseLocks.renewAll(leases, report);
+            return;
         }
-        return LockBackend.super.renew(leases);
+        LockBackend.super.renew(leases, report);
     }
 
     @Override

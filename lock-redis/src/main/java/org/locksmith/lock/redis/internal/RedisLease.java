@@ -41,11 +41,6 @@ final class RedisLease implements BackendLease {
         return backend.release(this);
     }
 
-    /** Tells the core this lease is lost, outside a renewal's return value. */
-    void reportLost(String why) {
-        request.reportLost("Lease of key '" + keys.userKey() + "' is " + why, null);
-    }
-
     @Override
     public String toString() {
         return "RedisLease[" + keys.hash() + ", owner=" + owner + ", token=" + token + "]";

@@ -3,6 +3,7 @@ package org.locksmith.lock.redis.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
@@ -300,7 +302,7 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     @Override
-    public List<BackendLease> renew(List<BackendLease> leases) {
+    public void renew(List<BackendLease> leases, RenewalReport report) {
         // One script call per slot (and batch), unless the client is known to talk to one server: a script may
         // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
         boolean oneServer = commands instanceof RedisClient;
@@ -310,8 +312,6 @@ public final class RedisLockBackend implements LockBackend {
             bySlot.computeIfAbsent(oneServer ? -1 : l.keys.slot(), s -> new ArrayList<>())
                     .add(l);
         }
-        List<BackendLease> lost = new ArrayList<>();
-        LockBackendException failed = null;
         for (Map.Entry<Integer, List<RedisLease>> group : bySlot.entrySet()) {
             List<RedisLease> all = group.getValue();
             for (int from = 0; from < all.size(); from += RENEW_BATCH) {
@@ -323,30 +323,28 @@ public final class RedisLockBackend implements LockBackend {
                     keys.add(l.keys.hash());
                     args.add(l.owner);
                 }
+                long sentAt = System.nanoTime();
+                List<?> missing;
                 try {
-                    List<?> missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
-                    for (Object index : missing) {
-                        lost.add(batch.get((int) asLong(index) - 1));
-                    }
+                    missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
                 } catch (LockBackendException e) {
-                    // One unreachable node must not stop the renewal of the leases on the others.
-                    if (failed == null) {
-                        failed = e;
+                    // One unreachable node costs only its own leases: the others are renewed and reported.
+                    batch.forEach(l -> report.unconfirmed(l, e));
+                    continue;
+                }
+                Set<Integer> gone = new HashSet<>();
+                for (Object index : missing) {
+                    gone.add((int) asLong(index) - 1);
+                }
+                for (int i = 0; i < batch.size(); i++) {
+                    if (gone.contains(i)) {
+                        report.lost(batch.get(i), "no longer held in Redis (renewal refused)");
                     } else {
-                        failed.addSuppressed(e);
+                        report.renewed(batch.get(i), sentAt);
                     }
                 }
             }
         }
-        if (failed != null) {
-            // The core confirms no lease of a renewal that throws (the SPI has no "unknown" outcome per lease), so
-            // the losses found on the healthy nodes are reported directly, now rather than at their lease's end.
-            for (BackendLease l : lost) {
-                ((RedisLease) l).reportLost("no longer held in Redis (renewal refused)");
-            }
-            throw failed;
-        }
-        return lost;
     }
 
     boolean renewOne(RedisLease lease) {

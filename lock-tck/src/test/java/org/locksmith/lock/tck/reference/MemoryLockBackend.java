@@ -1,7 +1,6 @@
 package org.locksmith.lock.tck.reference;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
@@ -14,6 +13,7 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * The in-memory reference backend: a correct implementation of the SPI over a {@link MemoryStore} shared by its
@@ -359,14 +359,16 @@ final class MemoryLockBackend implements LockBackend {
     }
 
     @Override
-    public List<BackendLease> renew(List<BackendLease> leases) {
+    public void renew(List<BackendLease> leases, RenewalReport report) {
+        long sentAt = System.nanoTime();
         store.lock.lock();
         try {
             if (store.down && has(Defect.RENEW_SWALLOWS_OUTAGE)) {
-                return List.of(); // the bug: "could not reach the store" read as "nothing was lost"
+                // The bug: "could not reach the store" read as "renewed".
+                leases.forEach(l -> report.renewed(l, sentAt));
+                return;
             }
             checkUp();
-            List<BackendLease> lost = new ArrayList<>();
             long now = System.nanoTime();
             for (BackendLease l : leases) {
                 Grant g = (Grant) l;
@@ -375,14 +377,14 @@ final class MemoryLockBackend implements LockBackend {
                     expireIfDue(g.key, ks, now);
                 }
                 if ((ks == null || ks.holder != g) && !has(Defect.RENEW_IGNORES_LOSS)) {
-                    lost.add(g);
+                    report.lost(g, "no longer held in the memory store");
                 } else {
                     g.expiresAtNanos = storeLeaseTime().isZero()
                             ? Long.MAX_VALUE
                             : now + storeLeaseTime().toNanos();
+                    report.renewed(g, sentAt);
                 }
             }
-            return lost;
         } finally {
             store.lock.unlock();
         }

@@ -25,6 +25,7 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * The ZooKeeper lock recipe on a Curator client: one container node per key under a persistent root, one protected
@@ -149,7 +150,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * @throws LockBackendException if ZooKeeper did not answer within the connection timeout or refused
      */
     @Override
-    public List<BackendLease> renew(List<BackendLease> leases) {
+    public void renew(List<BackendLease> leases, RenewalReport report) {
         ZooKeeper zk;
         try {
             zk = curator.getZookeeperClient().getZooKeeper();
@@ -157,6 +158,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
             throw new LockBackendException("No ZooKeeper connection to " + where + " to prove the session alive", e);
         }
         long session = zk.getSessionId();
+        long sentAt = System.nanoTime();
         CompletableFuture<Integer> answered = new CompletableFuture<>();
         zk.sync(root, (rc, path, ctx) -> answered.complete(rc), null);
         int rc;
@@ -176,13 +178,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     "ZooKeeper at " + where + " did not prove the session alive",
                     KeeperException.create(KeeperException.Code.get(rc)));
         }
-        List<BackendLease> lost = new ArrayList<>();
         for (BackendLease lease : leases) {
             if (((LockNode) lease).ephemeralOwner != session) {
-                lost.add(lease);
+                report.lost(lease, "its node belongs to an expired ZooKeeper session");
+            } else {
+                report.renewed(lease, sentAt);
             }
         }
-        return lost;
     }
 
     /** The Curator client, for tests and tools. */
