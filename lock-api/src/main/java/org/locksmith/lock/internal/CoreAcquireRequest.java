@@ -26,6 +26,7 @@ final class CoreAcquireRequest implements AcquireRequest {
     private final String ownerId;
     private final long deadlineNanos;
     private final boolean isTry;
+    private final boolean interruptible;
     private final Thread requester;
     private final ScheduledExecutorService watchdog;
     private final Executor helpers;
@@ -50,6 +51,7 @@ final class CoreAcquireRequest implements AcquireRequest {
             String ownerId,
             long deadlineNanos,
             boolean isTry,
+            boolean interruptible,
             Thread requester,
             ScheduledExecutorService watchdog,
             Executor helpers) {
@@ -57,6 +59,7 @@ final class CoreAcquireRequest implements AcquireRequest {
         this.ownerId = ownerId;
         this.deadlineNanos = deadlineNanos;
         this.isTry = isTry;
+        this.interruptible = interruptible;
         this.requester = requester;
         this.watchdog = watchdog;
         this.helpers = helpers;
@@ -94,8 +97,13 @@ final class CoreAcquireRequest implements AcquireRequest {
     }
 
     @Override
+    public boolean isInterruptible() {
+        return interruptible;
+    }
+
+    @Override
     public boolean isCancelled() {
-        return cancelled || (!isTry && (requester.isInterrupted() || remainingNanos() <= 0));
+        return cancelled || (!isTry && ((interruptible && requester.isInterrupted()) || remainingNanos() <= 0));
     }
 
     @Override
@@ -124,7 +132,7 @@ final class CoreAcquireRequest implements AcquireRequest {
     }
 
     private void checkInterruptOrDeadline() {
-        if (requester.isInterrupted() || remainingNanos() <= 0) {
+        if ((interruptible && requester.isInterrupted()) || remainingNanos() <= 0) {
             cancel();
         }
     }

@@ -38,6 +38,15 @@ final class CoreDistributedLock implements DistributedLock {
         return client.acquire(key, Long.MAX_VALUE, false, true);
     }
 
+    /**
+     * {@code Lock.lock()}: waits without a deadline through interrupts, in one request (keeping its place in a fair
+     * queue where the backend supports it); the caller restores the interrupt status. Throws {@code
+     * InterruptedException} only if the backend does not honour {@code AcquireRequest.isInterruptible()}.
+     */
+    LockLease acquireUninterruptibly() throws InterruptedException {
+        return client.acquire(key, Long.MAX_VALUE, false, false);
+    }
+
     @Override
     public Optional<LockLease> tryAcquire() {
         try {

@@ -248,8 +248,9 @@ public final class CoreLockClient implements LockClient {
      * Acquires {@code key} for the current thread until {@code deadlineNanos}; null on timeout.
      *
      * @param isTry one attempt, no waiting
-     * @param interruptible whether a pending interrupt fails the call, also a re-entry or a single attempt; false
-     *     only for {@code tryAcquire()}, which (like {@code Lock.tryLock()}) does not look at it
+     * @param interruptible whether an interrupt fails the call, pending or arriving while it waits, also a re-entry
+     *     or a single attempt; false for {@code tryAcquire()}, which (like {@code Lock.tryLock()}) does not look at
+     *     it, and for {@code asLock().lock()}, which waits through interrupts and returns with the status set
      */
     CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible)
             throws InterruptedException {
@@ -267,7 +268,14 @@ public final class CoreLockClient implements LockClient {
             return existing.reenter();
         }
         CoreAcquireRequest request = new CoreAcquireRequest(
-                key, clientId + ":" + grants.incrementAndGet(), deadlineNanos, isTry, thread, watchdog, helpers);
+                key,
+                clientId + ":" + grants.incrementAndGet(),
+                deadlineNanos,
+                isTry,
+                interruptible,
+                thread,
+                watchdog,
+                helpers);
         waiting.add(request);
         CoreLease lease = null;
         try {
@@ -303,7 +311,7 @@ public final class CoreLockClient implements LockClient {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
-            if (!isTry && Thread.interrupted()) {
+            if (!isTry && interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted while waiting for key '" + key + "'");
             }
             return null;
@@ -315,7 +323,7 @@ public final class CoreLockClient implements LockClient {
             lease.releaseOnClose();
             throw closedWhileWaiting(key);
         }
-        if (!isTry && Thread.interrupted()) {
+        if (!isTry && interruptible && Thread.interrupted()) {
             // Granted in the same instant as the interrupt: honour the interrupt, leave nothing held.
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");

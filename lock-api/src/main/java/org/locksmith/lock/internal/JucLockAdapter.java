@@ -17,14 +17,18 @@ final class JucLockAdapter implements Lock {
 
     @Override
     public void lock() {
+        // Lock.lock() is not interruptible: one request that waits through interrupts (the backend restores the
+        // status); a backend that throws InterruptedException anyway is asked again, and the status restored here.
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    lock.acquire();
-                    return;
+                    if (lock.acquireUninterruptibly() != null) {
+                        return;
+                    }
+                    // No deadline, not closed, yet no grant: a backend that gave up on an interrupt; ask again.
                 } catch (InterruptedException e) {
-                    interrupted = true; // Lock.lock() is not interruptible: keep waiting, restore the status after
+                    interrupted = true;
                 }
             }
         } finally {

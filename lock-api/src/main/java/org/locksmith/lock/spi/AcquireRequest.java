@@ -42,6 +42,16 @@ public interface AcquireRequest {
     /** True if this request must not wait at all (a {@code tryAcquire()}). */
     boolean isTry();
 
+    /**
+     * False for {@code asLock().lock()}, which {@code Lock.lock()} says is not interruptible: then an interrupt does
+     * not cancel the request ({@link #isCancelled()} ignores it) and the caller waits on. A backend with a queue
+     * ({@link org.locksmith.lock.LockFeature#FAIR}) keeps the request's place through interrupts: where its wait
+     * throws {@code InterruptedException}, it notes the interrupt, waits on in the same request and sets the
+     * thread's interrupt status again before it returns. A backend that throws {@code InterruptedException} anyway
+     * is retried by the core with a new request, which is correct but goes to the back of a queue.
+     */
+    boolean isInterruptible();
+
     /** True once this request was cancelled (interrupt, deadline or client close); stop waiting and clean up. */
     boolean isCancelled();
 

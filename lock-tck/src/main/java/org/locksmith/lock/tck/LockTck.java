@@ -305,6 +305,11 @@ public abstract class LockTck {
         new DeadlineContract(env).interruptedBeforeAcquire();
     }
 
+    @Test
+    public void c06_interruption_lockIsNotInterruptible() throws Exception {
+        new DeadlineContract(env).lockIsNotInterruptible();
+    }
+
     // ---- c07 Lease expiry -----------------------------------------------------------------------------------
 
     @Test
@@ -385,6 +390,11 @@ public abstract class LockTck {
     @Test
     public void c12_fairness_arrivalOrder() throws Exception {
         new FairnessContract(env).arrivalOrder();
+    }
+
+    @Test
+    public void c12_fairness_lockKeepsItsPlaceThroughInterrupts() throws Exception {
+        new FairnessContract(env).lockKeepsItsPlaceThroughInterrupts();
     }
 
     // ---- c13 Close ------------------------------------------------------------------------------------------

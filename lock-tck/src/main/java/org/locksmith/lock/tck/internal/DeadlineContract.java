@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import org.awaitility.Awaitility;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
@@ -276,5 +278,52 @@ public final class DeadlineContract {
                 .isFalse();
         LockClient b = env.client("B");
         Probes.assertGrantable(env, b, key, "after an interrupted acquire");
+    }
+
+    /**
+     * {@code asLock().lock()} is not interruptible, as {@code Lock.lock()} says: an interrupted waiter keeps waiting,
+     * is granted once the holder releases, and returns with its interrupt status set.
+     */
+    public void lockIsNotInterruptible() throws Exception {
+        LockClient holder = env.client("H");
+        LockClient w = env.client("W");
+        String key = env.key("lock-uninterruptible");
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        CountDownLatch locking = new CountDownLatch(1);
+        Future<Boolean> result = env.fork(() -> {
+            waiter.set(Thread.currentThread());
+            Lock lock = w.lock(key).asLock();
+            locking.countDown();
+            lock.lock();
+            boolean interrupted = Thread.interrupted();
+            lock.unlock();
+            return interrupted;
+        });
+        assertThat(locking.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(150);
+        waiter.get().interrupt();
+        Thread.sleep(100);
+        waiter.get().interrupt();
+        Thread.sleep(300);
+        assertThat(result.isDone())
+                .as(env.at(w, key) + "asLock().lock() 400 ms after an interrupt while another client holds the key"
+                        + " (it must keep waiting, not return or throw)")
+                .isFalse();
+        assertThat(held.isValid()).as(env.at(holder, key) + "holder's lease").isTrue();
+        held.release();
+        Boolean interrupted;
+        try {
+            interrupted = result.get(TckEnv.allow(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError(
+                    env.at(w, key) + "asLock().lock() interrupted while waiting threw instead of waiting: "
+                            + e.getCause(),
+                    e.getCause());
+        }
+        assertThat(interrupted)
+                .as(env.at(w, key) + "interrupt status when an interrupted asLock().lock() returned")
+                .isTrue();
+        Probes.assertGrantable(env, holder, key, "after the uninterruptible waiter unlocked");
     }
 }

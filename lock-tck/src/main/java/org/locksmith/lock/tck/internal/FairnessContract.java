@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import org.awaitility.Awaitility;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
@@ -69,5 +71,66 @@ public final class FairnessContract {
                 .as(env.at(holder, key) + "grant order of waiters W0..W" + (waiters - 1)
                         + " that arrived in that order (FAIR declared)")
                 .containsExactlyElementsOf(expected);
+    }
+
+    /**
+     * With FAIR, {@code asLock().lock()}, which is not interruptible, keeps its place in the queue when interrupted:
+     * it waits on in the same request, ahead of a waiter that arrived after it.
+     */
+    public void lockKeepsItsPlaceThroughInterrupts() throws Exception {
+        env.requireFeature(LockFeature.FAIR);
+        LockClient holder = env.client("H");
+        LockClient first = env.client("W0");
+        LockClient second = env.client("W1");
+        String key = env.key("fair-uninterruptible");
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<Thread> firstThread = new AtomicReference<>();
+        OptionalInt base = env.storeEntries(key);
+        Future<Boolean> w0 = env.fork(() -> {
+            firstThread.set(Thread.currentThread());
+            Lock lock = first.lock(key).asLock();
+            lock.lock();
+            boolean interrupted = Thread.interrupted();
+            order.add("W0");
+            lock.unlock();
+            return interrupted;
+        });
+        queued(key, base, 1);
+        Future<Void> w1 = env.fork(() -> {
+            try (LockLease l = second.lock(key).acquire(Duration.ofSeconds(30))) {
+                order.add("W1");
+            }
+            return null;
+        });
+        queued(key, base, 2);
+        firstThread.get().interrupt();
+        Thread.sleep(100);
+        firstThread.get().interrupt();
+        Thread.sleep(200);
+        held.release();
+        Boolean interrupted = w0.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+        w1.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(order)
+                .as(env.at(holder, key) + "grant order of W0 (asLock().lock(), interrupted twice while queued) and W1"
+                        + " (acquire, arrived after W0), FAIR declared")
+                .containsExactly("W0", "W1");
+        assertThat(interrupted)
+                .as(env.at(first, key) + "interrupt status when the interrupted asLock().lock() returned")
+                .isTrue();
+    }
+
+    /** Waits until the store shows {@code n} waiters queued, or 150 ms without the hook, and 20 ms more. */
+    private void queued(String key, OptionalInt base, int n) throws InterruptedException {
+        if (base.isPresent()) {
+            int expected = base.getAsInt() + n;
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> env.storeEntries(key).orElse(expected) >= expected);
+            Thread.sleep(20);
+        } else {
+            Thread.sleep(150);
+        }
     }
 }

@@ -210,6 +210,32 @@ final class BrokenTcks {
         }
     }
 
+    /** Declares FAIR, but an interrupted {@code asLock().lock()} queues again at the back. */
+    static class RequeuesOnInterrupt extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-requeues-on-interrupt";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.REQUEUES_ON_INTERRUPT);
+        }
+    }
+
+    /** An interrupted {@code asLock().lock()} waits on, but returns with its interrupt status cleared. */
+    static class SwallowsInterrupt extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-swallows-interrupt";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.SWALLOWS_INTERRUPT);
+        }
+    }
+
     /** Declares FAIR but grants the newest waiter first. */
     static class UnfairOrder extends MemoryTck {
         @Override

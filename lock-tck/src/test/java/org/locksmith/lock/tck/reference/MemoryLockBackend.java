@@ -38,6 +38,10 @@ final class MemoryLockBackend implements LockBackend {
          */
         POLL_WAKEUP_30MS,
         LEAKS_WAITER_ON_INTERRUPT,
+        /** An interrupted {@code asLock().lock()} leaves the queue and queues again, at the back. */
+        REQUEUES_ON_INTERRUPT,
+        /** An interrupted {@code asLock().lock()} waits on in place but does not set the interrupt status again. */
+        SWALLOWS_INTERRUPT,
         UNFAIR_ORDER,
         CASE_INSENSITIVE_KEYS,
         RENEW_IGNORES_LOSS,
@@ -205,6 +209,8 @@ final class MemoryLockBackend implements LockBackend {
         long deadline = request.isTry() || remaining == Long.MAX_VALUE
                 ? request.deadlineNanos()
                 : System.nanoTime() + (has(Defect.TIMED_ACQUIRE_RETURNS_EARLY) ? remaining / 2 : remaining);
+        // Lock.lock() (not interruptible): an interrupt is noted, the wait goes on in place, the status is restored.
+        boolean absorbedInterrupt = false;
         store.lock.lock();
         try {
             checkUp();
@@ -275,6 +281,10 @@ final class MemoryLockBackend implements LockBackend {
                         store.changed.awaitNanos(wait);
                     }
                 } catch (InterruptedException e) {
+                    if (!request.isInterruptible() && !has(Defect.REQUEUES_ON_INTERRUPT)) {
+                        absorbedInterrupt = !has(Defect.SWALLOWS_INTERRUPT);
+                        continue;
+                    }
                     if (!has(Defect.LEAKS_WAITER_ON_INTERRUPT)) {
                         leave(key, ks, me);
                     }
@@ -293,6 +303,9 @@ final class MemoryLockBackend implements LockBackend {
             }
         } finally {
             store.lock.unlock();
+            if (absorbedInterrupt) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

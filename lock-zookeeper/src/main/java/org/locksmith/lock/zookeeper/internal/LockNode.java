@@ -45,6 +45,11 @@ final class LockNode implements BackendLease, Watcher {
     volatile long ephemeralOwner;
 
     private volatile long confirmedAtNanos;
+    /**
+     * Set when an interrupt reached a wait of a request that is not interruptible ({@code Lock.lock()}): the wait
+     * went on with this node, keeping its place; the backend sets the interrupt status again when it returns.
+     */
+    boolean absorbedInterrupt;
 
     LockNode(ZooKeeperLockBackend backend, AcquireRequest request, String parent) {
         this.backend = backend;
@@ -106,7 +111,8 @@ final class LockNode implements BackendLease, Watcher {
      * As {@link #await(long)}, but also returns after at most {@code maxNanos}.
      *
      * @return true if woken or {@code maxNanos} passed, false if cancelled or the request's deadline passed
-     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws InterruptedException if the thread is interrupted while waiting and the request is interruptible; an
+     *     interrupt of one that is not is noted in {@link #absorbedInterrupt} and the wait goes on
      */
     boolean await(long seen, long maxNanos) throws InterruptedException {
         long start = System.nanoTime();
@@ -124,7 +130,14 @@ final class LockNode implements BackendLease, Watcher {
                 if (bound <= 0) {
                     return true;
                 }
-                changed.awaitNanos(Math.min(left, bound));
+                try {
+                    changed.awaitNanos(Math.min(left, bound));
+                } catch (InterruptedException e) {
+                    if (request.isInterruptible()) {
+                        throw e;
+                    }
+                    absorbedInterrupt = true; // Lock.lock(): keep this node's place in the queue
+                }
             }
             return true;
         } finally {

@@ -283,6 +283,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
             if (!granted) {
                 abandon(node);
             }
+            if (node.absorbedInterrupt) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
