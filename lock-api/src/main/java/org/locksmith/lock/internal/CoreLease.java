@@ -185,6 +185,12 @@ final class CoreLease implements LockLease {
         }
     }
 
+    /** Whether a watchdog look at this lease's expiry is pending. */
+    boolean expiryWatched() {
+        ScheduledFuture<?> check = expiryCheck;
+        return check != null && !check.isDone();
+    }
+
     void expiryCheck(ScheduledFuture<?> check) {
         expiryCheck = check;
         // A release that ran before the line above could not cancel this check: cancel it here.

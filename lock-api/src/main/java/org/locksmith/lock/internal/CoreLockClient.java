@@ -317,7 +317,12 @@ public final class CoreLockClient implements LockClient {
             return null;
         }
         request.attach(lease);
-        watchExpiry(lease);
+        if (renewer == null) {
+            // Nothing will confirm it again: a timer reports it lost when its time runs out. With a renewer, the
+            // renewer schedules that timer only once renewals fail to confirm it (LeaseRenewer.leasesDue), so an
+            // uncontended acquire + release neither schedules nor cancels a timer and never wakes the watchdog.
+            watchExpiry(lease);
+        }
         if (closed) {
             // close() releases it too; whichever comes second finds it released.
             lease.releaseOnClose();

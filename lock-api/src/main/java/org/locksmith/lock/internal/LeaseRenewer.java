@@ -24,12 +24,19 @@ final class LeaseRenewer {
     private final LockBackend backend;
     private final Collection<CoreLease> held;
     private final ScheduledThreadPoolExecutor thread;
+    /**
+     * A lease whose time runs out within this many nanoseconds (two rounds) gets an expiry timer on the watchdog, so
+     * that its listeners hear of the loss at its valid-until time even if the rounds that would have noticed it are
+     * late. A lease that renewals keep confirming never comes this close and never needs one.
+     */
+    private final long timerHorizonNanos;
 
     /** @param held a live view of the client's held leases */
     LeaseRenewer(CoreLockClient client, LockBackend backend, Collection<CoreLease> held, long everyNanos) {
         this.client = client;
         this.backend = backend;
         this.held = held;
+        this.timerHorizonNanos = 2 * everyNanos;
         this.thread = new ScheduledThreadPoolExecutor(1, new DaemonThreads("renewer"));
         thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         thread.scheduleWithFixedDelay(this::renewAll, everyNanos, everyNanos, TimeUnit.NANOSECONDS);
@@ -61,6 +68,10 @@ final class LeaseRenewer {
             if (bounded && now - lease.validUntilNanos() >= 0) {
                 lease.markLost(lease.ranOut());
                 continue;
+            }
+            // Not confirmed for a while (failed or late renewals): watch for its expiry from now on.
+            if (bounded && lease.validUntilNanos() - now <= timerHorizonNanos && !lease.expiryWatched()) {
+                client.watchExpiry(lease);
             }
             due.add(lease);
         }
