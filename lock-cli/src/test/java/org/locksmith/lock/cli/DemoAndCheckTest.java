@@ -60,7 +60,9 @@ class DemoAndCheckTest {
                 "--url",
                 TestServers.redis(),
                 "--tests",
-                "c0[1-5].*|c10.*|c13.*|c14.*",
+                // The CLI's wiring, not Redis: lock-redis runs the whole kit (c01's fault load alone takes a minute
+                // at time factor 3).
+                "c01_mutualExclusion_severalClients|c0[3-5].*|c10.*|c13.*|c14.*",
                 "--time-factor",
                 "3")) {
             assertThat(check.await(Duration.ofSeconds(120))).as("%s", check).isZero();

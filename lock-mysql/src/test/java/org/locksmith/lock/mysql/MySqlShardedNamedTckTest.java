@@ -1,11 +1,16 @@
 package org.locksmith.lock.mysql;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The full TCK against the {@code named} strategy sharded over two databases of the test server ({@code
  * mysql://host/db,db_shard2}): every key lives on one of them by rendezvous hashing.
+ *
+ * <p>Tagged {@code thorough} (run with {@code -Pthorough}): the default run proves sharding with the lease strategy
+ * ({@link MySqlShardedLeaseTckTest}) and this strategy unsharded; the shard routing is the same code.
  */
+@Tag("thorough")
 class MySqlShardedNamedTckTest extends MySqlTckSupport {
     private static final String BASE_URL = MySqlTestServer.twoShardUrl();
     private static final String TABLE = MySqlTestServer.uniqueTable("sharded_named");
