@@ -79,7 +79,8 @@ public interface DistributedLock {
     /**
      * This lock as a {@link Lock}, for code written against {@code java.util.concurrent}: thread-owned, and
      * reentrant where the client declares {@link LockFeature#REENTRANT}, sharing hold counts with {@link #acquire}.
-     * {@link Lock#lock()} waits uninterruptibly (keeping the interrupt status), {@link Lock#newCondition()} throws
+     * {@link Lock#lock()} waits uninterruptibly, in one request that keeps its place in a fair queue, and returns with
+     * the interrupt status set if it was interrupted meanwhile; {@link Lock#newCondition()} throws
      * {@link UnsupportedOperationException}, and store failures surface as {@link LockBackendException}.
      *
      * <p>Unlike a {@code ReentrantLock}, a distributed lock can be lost while held, and its client can be closed:

@@ -9,10 +9,12 @@ import java.util.Set;
  * <p>Two clients are two independent owners, exactly as two processes would be, even inside one JVM: a lock held
  * through one client is not held through the other.
  *
- * <p>{@link #close()} releases every lease this client still holds, makes every thread waiting in {@link
- * DistributedLock#acquire} fail promptly with {@link IllegalStateException}, stops the client's threads and closes
- * its connections. After close, every method but {@link #close()}, {@link #features()} and {@link #backend()}
- * throws {@link IllegalStateException}.
+ * <p>{@link #close()} releases every lease this client still holds (all at once, so that a slow store costs about
+ * one release, not one per lease), makes every thread waiting in {@link DistributedLock#acquire} fail promptly with
+ * {@link IllegalStateException} (leaving its interrupt status as it was), stops the client's threads and closes its
+ * connections. It may be called from a loss listener. A release or re-entry racing close either happens before
+ * close ends that lease or fails; after close, every method but {@link #close()}, {@link #features()} and {@link
+ * #backend()} throws {@link IllegalStateException}, and so does every acquire and re-entry.
  */
 public interface LockClient extends AutoCloseable {
 

@@ -448,6 +448,11 @@ public abstract class LockTck {
         new StoreContract(env).outageFailsFastAndRecovers();
     }
 
+    @Test
+    public void c15_unavailableStore_releaseAndCloseBoundedAndHandOffsWorkAfter() throws Exception {
+        new StoreContract(env).releaseAndCloseBoundedAndHandOffsWorkAfter();
+    }
+
     // ---- c16 Cleanup ----------------------------------------------------------------------------------------
 
     @Test

@@ -7,13 +7,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.tck.LockFaults;
 
 /** Contracts 15 (unavailable store) and 16 (cleanup). */
@@ -56,6 +59,126 @@ public final class StoreContract {
                         return false;
                     }
                 });
+    }
+
+    /**
+     * c15: during an outage, releasing a held lease and closing a client that holds leases end within the operation
+     * timeout (they do not wait for the store to come back); after the outage, a waiter blocked in {@code acquire}
+     * is handed the key as promptly as before it.
+     */
+    public void releaseAndCloseBoundedAndHandOffsWorkAfter() throws Exception {
+        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
+        LockClient h = env.client("H");
+        LockClient c = env.client("C");
+        String key = env.key("outage-release");
+        CountDownLatch acquired = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        // The owner thread releases when told, during the outage; a release that waits for the store to come back
+        // must not keep the outage open, so the kit waits for it with a bound.
+        Future<Long> releasing = env.fork(() -> {
+            LockLease held = h.lock(key).acquire(Duration.ofSeconds(5));
+            acquired.countDown();
+            go.await();
+            long start = System.nanoTime();
+            try {
+                held.release();
+            } catch (LockBackendException | LockLostException e) {
+                // Either is honest: the store could not be told, or the lease was already lost.
+            }
+            return System.nanoTime() - start;
+        });
+        assertThat(acquired.await(10, TimeUnit.SECONDS))
+                .as(env.at(h, key) + "acquired before the outage")
+                .isTrue();
+        c.lock(key + "-c1").acquire(Duration.ofSeconds(5));
+        c.lock(key + "-c2").acquire(Duration.ofSeconds(5));
+        Duration op = env.timings().operationTimeout();
+        Duration releaseBound = TckEnv.allow(op.plus(Duration.ofMillis(500)));
+        Duration closeBound = TckEnv.allow(op.plus(Duration.ofSeconds(1)));
+        try (LockFaults.Outage outage = env.faults().beginOutage()) {
+            go.countDown();
+            long took;
+            try {
+                took = releasing.get(releaseBound.toMillis() + 2_000, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(env.at(h, key) + "release() of a held lease during a store outage hangs", e);
+            }
+            assertThat(took)
+                    .as(env.at(h, key) + "release() of a held lease during a store outage took " + Probes.ms(took)
+                            + "; the bound is operationTimeout + 500 ms, x factor = " + releaseBound.toMillis()
+                            + " ms")
+                    .isLessThanOrEqualTo(releaseBound.toNanos());
+            Future<Void> closing = env.fork(() -> {
+                c.close();
+                return null;
+            });
+            long start = System.nanoTime();
+            try {
+                closing.get(closeBound.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(
+                        env.at(c, key) + "close() of a client holding 2 leases during a store outage" + " hangs", e);
+            }
+            took = System.nanoTime() - start;
+            assertThat(took)
+                    .as(env.at(c, key) + "close() of a client holding 2 leases during a store outage took "
+                            + Probes.ms(took) + "; the bound is operationTimeout + 1 s, x factor = "
+                            + closeBound.toMillis() + " ms")
+                    .isLessThanOrEqualTo(closeBound.toNanos());
+        }
+        // The store is back: once it serves again, blocking waits must be woken as before the outage.
+        String after = env.key("outage-handoff");
+        LockClient w = env.client("W");
+        Awaitility.await("c15 clients recover after the outage")
+                .atMost(TckEnv.allow(op.multipliedBy(3)))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> recovered(h, after) && recovered(w, after));
+        boolean blocking = env.has(LockFeature.BLOCKING_WAKEUP);
+        Duration each = TckEnv.allow(env.timings().handoff().plus(Duration.ofSeconds(blocking ? 1 : 2)));
+        Duration median =
+                blocking ? TckEnv.allow(max(env.timings().handoff().multipliedBy(4), Duration.ofMillis(100))) : each;
+        List<Long> latencies = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            LockLease holding = h.lock(after).acquire(Duration.ofSeconds(5));
+            Future<Long> granted = env.fork(() -> {
+                try (LockLease l = w.lock(after).acquire(Duration.ofSeconds(20))) {
+                    return System.nanoTime();
+                }
+            });
+            Thread.sleep(300);
+            assertThat(granted.isDone())
+                    .as(env.at(w, after) + "waiter while the key is held, after the outage")
+                    .isFalse();
+            long released = System.nanoTime();
+            holding.release();
+            long at = granted.get(30, TimeUnit.SECONDS);
+            long latency = at - released;
+            assertThat(latency)
+                    .as(env.at(w, after) + "hand-off after the outage took " + Probes.ms(latency) + "; the bound is "
+                            + each.toMillis() + " ms")
+                    .isLessThanOrEqualTo(each.toNanos());
+            latencies.add(latency);
+        }
+        latencies.sort(null);
+        assertThat(latencies.get(1))
+                .as(env.at(w, after) + "median of 3 hand-offs after the outage (" + Probes.ms(latencies.get(0)) + ", "
+                        + Probes.ms(latencies.get(1)) + ", " + Probes.ms(latencies.get(2)) + "); the bound is "
+                        + median.toMillis() + " ms" + (blocking ? " (BLOCKING_WAKEUP declared)" : ""))
+                .isLessThanOrEqualTo(median.toNanos());
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** One attempt through {@code client} that reaches the store; false while it still fails. */
+    private static boolean recovered(LockClient client, String key) {
+        try {
+            client.lock(key).tryAcquire().ifPresent(LockLease::release);
+            return true;
+        } catch (LockBackendException e) {
+            return false;
+        }
     }
 
     private interface Op {

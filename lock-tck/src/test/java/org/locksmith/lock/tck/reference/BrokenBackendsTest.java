@@ -94,6 +94,7 @@ class BrokenBackendsTest {
                 "c12_fairness_arrivalOrder",
                 "c12_fairness_lockKeepsItsPlaceThroughInterrupts",
                 "c06_interruption_lockIsNotInterruptible",
+                "c15_unavailableStore_releaseAndCloseBoundedAndHandOffsWorkAfter",
                 "c13_close_leaksNoThreads",
                 "c13_close_leaksNoConnections",
                 "c14_keys_distinctKeysNeverCollide");
@@ -270,6 +271,22 @@ class BrokenBackendsTest {
     @Test
     void declaresFairButGrantsOutOfOrder() throws Exception {
         assertCaught(BrokenTcks.UnfairOrder.class, "c12_fairness_arrivalOrder", "arrived in that order");
+    }
+
+    @Test
+    void aReleaseThatWaitsOutAnOutageFailsTheOutageBound() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseWaitsOutOutage.class,
+                "c15_unavailableStore_releaseAndCloseBoundedAndHandOffsWorkAfter",
+                "release() of a held lease during a store outage");
+    }
+
+    @Test
+    void wakeUpsLostAfterAnOutageFailTheHandOffAfterIt() throws Exception {
+        assertCaught(
+                BrokenTcks.WakeupsLostAfterOutage.class,
+                "c15_unavailableStore_releaseAndCloseBoundedAndHandOffsWorkAfter",
+                "after the outage");
     }
 
     @Test

@@ -210,6 +210,32 @@ final class BrokenTcks {
         }
     }
 
+    /** A release during a store outage waits for the store to come back. */
+    static class ReleaseWaitsOutOutage extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-waits-out-outage";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_WAITS_OUT_OUTAGE);
+        }
+    }
+
+    /** Declares BLOCKING_WAKEUP, but after an outage its releases wake no waiter (they wake at the lease's end). */
+    static class WakeupsLostAfterOutage extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-wakeups-lost-after-outage";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.WAKEUPS_LOST_AFTER_OUTAGE);
+        }
+    }
+
     /** Declares FAIR, but an interrupted {@code asLock().lock()} queues again at the back. */
     static class RequeuesOnInterrupt extends MemoryTck {
         @Override

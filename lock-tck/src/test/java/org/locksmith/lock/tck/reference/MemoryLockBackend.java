@@ -38,6 +38,10 @@ final class MemoryLockBackend implements LockBackend {
          */
         POLL_WAKEUP_30MS,
         LEAKS_WAITER_ON_INTERRUPT,
+        /** A release during an outage waits for the store to come back instead of failing within its timeout. */
+        RELEASE_WAITS_OUT_OUTAGE,
+        /** Once this client saw the store down, its releases no longer wake waiters (a lost subscription). */
+        WAKEUPS_LOST_AFTER_OUTAGE,
         /** An interrupted {@code asLock().lock()} leaves the queue and queues again, at the back. */
         REQUEUES_ON_INTERRUPT,
         /** An interrupted {@code asLock().lock()} waits on in place but does not set the interrupt status again. */
@@ -159,6 +163,9 @@ final class MemoryLockBackend implements LockBackend {
         return features.contains(LockFeature.AUTO_RENEWAL) ? leaseTime.dividedBy(3) : Duration.ZERO;
     }
 
+    /** Set once an operation of this client found the store down. */
+    private volatile boolean sawOutage;
+
     private boolean has(Defect d) {
         return defects.contains(d);
     }
@@ -166,6 +173,7 @@ final class MemoryLockBackend implements LockBackend {
     private void checkUp() {
         store.operations.incrementAndGet();
         if (store.down) {
+            sawOutage = true;
             throw new LockBackendException(
                     "memory store is down (simulated outage)", new java.net.ConnectException("store unreachable"));
         }
@@ -452,6 +460,9 @@ final class MemoryLockBackend implements LockBackend {
         public boolean release() {
             store.lock.lock();
             try {
+                while (store.down && has(Defect.RELEASE_WAITS_OUT_OUTAGE)) {
+                    store.changed.awaitUninterruptibly(); // the bug: no timeout on the store call
+                }
                 checkUp();
                 MemoryStore.KeyState ks = store.keys.get(key);
                 if (ks == null || ks.holder == null) {
@@ -465,7 +476,9 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 boolean mine = ks.holder == this;
                 ks.holder = null;
-                store.changed.signalAll();
+                if (!(sawOutage && has(Defect.WAKEUPS_LOST_AFTER_OUTAGE))) {
+                    store.changed.signalAll();
+                }
                 store.dropIfUnused(key, ks);
                 return mine;
             } finally {
