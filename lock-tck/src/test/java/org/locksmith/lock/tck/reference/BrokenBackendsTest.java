@@ -230,11 +230,6 @@ class BrokenBackendsTest {
     }
 
     @Test
-    void declaresBlockingWakeupButPolls() throws Exception {
-        assertCaught(BrokenTcks.SlowPollWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
-    }
-
-    @Test
     void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
         assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
     }

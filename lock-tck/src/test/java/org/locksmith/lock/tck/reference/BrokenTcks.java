@@ -170,18 +170,6 @@ final class BrokenTcks {
         }
     }
 
-    static class SlowPollWakeup extends MemoryTck {
-        @Override
-        String name() {
-            return "broken-slow-poll-wakeup";
-        }
-
-        @Override
-        Set<MemoryLockBackend.Defect> defects() {
-            return Set.of(MemoryLockBackend.Defect.SLOW_POLL_WAKEUP);
-        }
-    }
-
     /**
      * Declares BLOCKING_WAKEUP but polls every 150 ms: fast enough that a handoff measured at a fixed delay after
      * the waiter's first attempt can land just before a poll, slow enough to dominate any real wake-up.

@@ -30,7 +30,6 @@ final class MemoryLockBackend implements LockBackend {
         TIMED_ACQUIRE_RETURNS_EARLY,
         TIMED_ACQUIRE_OVERSHOOTS,
         NEVER_EXPIRES,
-        SLOW_POLL_WAKEUP,
         POLL_WAKEUP_150MS,
         /**
          * Declares BLOCKING_WAKEUP but polls every 30 ms: hand-offs stay within the latency bounds, so only the number
@@ -319,9 +318,6 @@ final class MemoryLockBackend implements LockBackend {
 
     /** The poll interval of the polling defects (waiters not woken by releases); 0 for the correct wake-up. */
     private long pollNanos() {
-        if (has(Defect.SLOW_POLL_WAKEUP)) {
-            return TimeUnit.SECONDS.toNanos(1);
-        }
         if (has(Defect.POLL_WAKEUP_150MS)) {
             return TimeUnit.MILLISECONDS.toNanos(150);
         }
