@@ -50,18 +50,41 @@ final class Environment {
                         + version("org.knowm.xchart", "xchart"));
     }
 
+    /**
+     * The version of {@code group:artifact} on the class path: from the Maven metadata in its jar, else (Spring's and
+     * Connector/J's jars carry none) from the jar's file name, {@code artifact-version.jar}; "?" if neither is found.
+     */
     private static String version(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = Environment.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                return "?";
+            if (in != null) {
+                Properties p = new Properties();
+                p.load(in);
+                String v = p.getProperty("version");
+                if (v != null) {
+                    return v;
+                }
             }
-            Properties p = new Properties();
-            p.load(in);
-            return p.getProperty("version", "?");
         } catch (IOException e) {
-            return "?";
+            // fall through to the file name
         }
+        // Under Surefire the JVM's own class path is a launcher jar; the test class path is in its own property.
+        for (String property : List.of("surefire.test.class.path", "java.class.path")) {
+            String classPath = System.getProperty(property, "");
+            for (String entry : classPath.split(java.io.File.pathSeparator)) {
+                String name = Path.of(entry).getFileName() == null
+                        ? ""
+                        : Path.of(entry).getFileName().toString();
+                String prefix = artifact + "-";
+                if (name.startsWith(prefix) && name.endsWith(".jar")) {
+                    String v = name.substring(prefix.length(), name.length() - ".jar".length());
+                    if (!v.isEmpty() && Character.isDigit(v.charAt(0))) {
+                        return v;
+                    }
+                }
+            }
+        }
+        return "?";
     }
 
     private static String firstLine(String file, String prefix) {

@@ -1,6 +1,6 @@
 package org.locksmith.lock.bench;
 
-/** The scenarios of the comparison, numbered as in the benchmark issue and the report. */
+/** The scenarios of the comparison, numbered as in the report ({@code docs/benchmarks.md}). */
 public enum Scenario {
     S1("uncontended", "one thread, acquire + release of one key"),
     S2("parallel", "8 threads, one client, a key each"),
