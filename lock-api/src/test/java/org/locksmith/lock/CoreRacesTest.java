@@ -40,17 +40,6 @@ class CoreRacesTest {
         return client;
     }
 
-    private static MemoryBackend renewing(Duration leaseTime, Duration renewInterval) {
-        return new MemoryBackend(
-                EnumSet.of(
-                        LockFeature.REENTRANT,
-                        LockFeature.LEASE_EXPIRY,
-                        LockFeature.AUTO_RENEWAL,
-                        LockFeature.LOSS_DETECTION),
-                leaseTime,
-                renewInterval);
-    }
-
     private void awaitUnblock() {
         try {
             unblock.await(30, TimeUnit.SECONDS);
@@ -122,7 +111,7 @@ class CoreRacesTest {
     /** A renewal stuck in the store does not hold up the watch that cancels waiting threads. */
     @Test
     void aRenewalBlockedInTheStoreDelaysNoWaitersCancellation() throws Exception {
-        MemoryBackend backend = renewing(Duration.ofSeconds(30), Duration.ofMillis(20));
+        MemoryBackend backend = MemoryBackend.renewing(Duration.ofSeconds(30), Duration.ofMillis(20));
         backend.uninterruptible = true;
         CountDownLatch renewing = blockRenewals(backend);
         LockClient client = open(backend);
@@ -174,7 +163,7 @@ class CoreRacesTest {
     /** A cancel action that blocks (against the SPI) stops no renewal: no lease is lost for it. */
     @Test
     void aBlockedCancelActionStopsNoRenewal() throws Exception {
-        MemoryBackend backend = renewing(Duration.ofMillis(300), Duration.ofMillis(50));
+        MemoryBackend backend = MemoryBackend.renewing(Duration.ofMillis(300), Duration.ofMillis(50));
         LockClient client = open(backend);
         blockACancelAction(client, backend);
         LockLease lease = client.lock("k").acquire(Duration.ofSeconds(1));
@@ -243,7 +232,7 @@ class CoreRacesTest {
      */
     @Test
     void aLossReportedWhileTheReleaseWaitsForARenewalIsReportedByTheRelease() throws Exception {
-        MemoryBackend backend = renewing(Duration.ofSeconds(10), Duration.ofMillis(20));
+        MemoryBackend backend = MemoryBackend.renewing(Duration.ofSeconds(10), Duration.ofMillis(20));
         CountDownLatch renewing = blockRenewals(backend);
         LockClient client = open(backend);
         CountDownLatch release = new CountDownLatch(1);

@@ -3,7 +3,6 @@ package org.locksmith.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -35,21 +34,10 @@ class CoreRenewalTest {
         return client;
     }
 
-    private static MemoryBackend renewing(Duration leaseTime, Duration renewInterval) {
-        return new MemoryBackend(
-                EnumSet.of(
-                        LockFeature.REENTRANT,
-                        LockFeature.LEASE_EXPIRY,
-                        LockFeature.AUTO_RENEWAL,
-                        LockFeature.LOSS_DETECTION),
-                leaseTime,
-                renewInterval);
-    }
-
     /** One unreachable node costs the leases on it, not the leases on the healthy ones. */
     @Test
     void aFailedRenewalOfOneLeaseLeavesTheOthersConfirmed() throws Exception {
-        MemoryBackend backend = renewing(Duration.ofMillis(400), Duration.ofMillis(50));
+        MemoryBackend backend = MemoryBackend.renewing(Duration.ofMillis(400), Duration.ofMillis(50));
         LockClient client = open(backend);
         LockLease down = client.lock("on-a-dead-node").acquire(Duration.ofSeconds(1));
         List<LockLease> healthy = List.of(
@@ -75,7 +63,7 @@ class CoreRenewalTest {
     /** A renewal stalled on one node does not hold up the release of a lease on another. */
     @Test
     void aReleaseWaitsForItsOwnRenewalOnly() throws Exception {
-        MemoryBackend backend = renewing(Duration.ofSeconds(30), Duration.ofMillis(50));
+        MemoryBackend backend = MemoryBackend.renewing(Duration.ofSeconds(30), Duration.ofMillis(50));
         backend.parallelRenewal = true;
         LockClient client = open(backend);
         LockLease fast = client.lock("fast").acquire(Duration.ofSeconds(1));

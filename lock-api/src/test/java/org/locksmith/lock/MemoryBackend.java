@@ -89,6 +89,18 @@ public final class MemoryBackend implements LockBackend {
                 Duration.ZERO);
     }
 
+    /** A leased store whose leases the core renews: REENTRANT, LEASE_EXPIRY, AUTO_RENEWAL, LOSS_DETECTION. */
+    public static MemoryBackend renewing(Duration leaseTime, Duration renewInterval) {
+        return new MemoryBackend(
+                EnumSet.of(
+                        LockFeature.REENTRANT,
+                        LockFeature.LEASE_EXPIRY,
+                        LockFeature.AUTO_RENEWAL,
+                        LockFeature.LOSS_DETECTION),
+                leaseTime,
+                renewInterval);
+    }
+
     public MemoryBackend(Set<LockFeature> features, Duration leaseTime, Duration renewInterval) {
         this.features = features;
         this.leaseTime = leaseTime;

@@ -228,7 +228,7 @@ final class CoreLease implements LockLease {
                 + owner.getName() + "' ended without releasing it; the core released it");
         CoreLockClient.LOG.log(System.Logger.Level.WARNING, cause.getMessage());
         markLost(cause);
-        releaseQuietly("abandoned by its owner thread");
+        releaseQuietly(false, "abandoned by its owner thread");
     }
 
     /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
@@ -316,13 +316,12 @@ final class CoreLease implements LockLease {
 
     /** Release by {@link CoreLockClient#close()}: never throws. */
     void releaseOnClose() {
-        status.updateAndGet(s -> new Status(s.state(), 0, true, s.lostCause()));
-        releaseQuietly("while closing the client");
+        releaseQuietly(true, "while closing the client");
     }
 
     /** Ends every hold and releases in the store on the core's behalf; a store failure is logged, never thrown. */
-    private void releaseQuietly(String why) {
-        status.updateAndGet(s -> s.withHolds(0));
+    private void releaseQuietly(boolean byClose, String why) {
+        status.updateAndGet(s -> new Status(s.state(), 0, s.byClose() || byClose, s.lostCause()));
         try {
             releaseInStore();
         } catch (RuntimeException e) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
@@ -107,38 +108,26 @@ final class LeaseRenewer {
         RenewalReport report = new RenewalReport() {
             @Override
             public void renewed(BackendLease lease, long sentAtNanos) {
-                Outcome o = outcomes.get(lease);
-                if (o != null && o.report()) {
-                    try {
-                        o.lease.renewed(sentAtNanos);
-                    } finally {
-                        o.lease.io.release();
-                    }
-                }
+                settle(outcomes, lease, l -> l.renewed(sentAtNanos));
             }
 
             @Override
             public void lost(BackendLease lease, String reason) {
-                Outcome o = outcomes.get(lease);
-                if (o != null && o.report()) {
-                    try {
-                        o.lease.markLost(new LockLostException(
-                                "Lease of key '" + o.lease.key() + "' is no longer held in the store: " + reason));
-                    } finally {
-                        o.lease.io.release();
-                    }
-                }
+                settle(
+                        outcomes,
+                        lease,
+                        l -> l.markLost(new LockLostException(
+                                "Lease of key '" + l.key() + "' is no longer held in the store: " + reason)));
             }
 
             @Override
             public void unconfirmed(BackendLease lease, Throwable cause) {
-                Outcome o = outcomes.get(lease);
-                if (o != null && o.report()) {
-                    o.lease.io.release();
-                    CoreLockClient.LOG.log(
-                            System.Logger.Level.WARNING,
-                            "Renewal of key '" + o.lease.key() + "' not confirmed; will retry: " + cause);
-                }
+                settle(
+                        outcomes,
+                        lease,
+                        l -> CoreLockClient.LOG.log(
+                                System.Logger.Level.WARNING,
+                                "Renewal of key '" + l.key() + "' not confirmed; will retry: " + cause));
             }
         };
         try {
@@ -151,6 +140,18 @@ final class LeaseRenewer {
                 if (o.report()) {
                     o.lease.io.release();
                 }
+            }
+        }
+    }
+
+    /** Applies the first outcome reported for {@code lease} in this round, then gives back its I/O lock. */
+    private static void settle(Map<BackendLease, Outcome> outcomes, BackendLease lease, Consumer<CoreLease> apply) {
+        Outcome o = outcomes.get(lease);
+        if (o != null && o.report()) {
+            try {
+                apply.accept(o.lease);
+            } finally {
+                o.lease.io.release();
             }
         }
     }

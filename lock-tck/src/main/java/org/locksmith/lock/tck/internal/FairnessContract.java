@@ -48,16 +48,7 @@ public final class FairnessContract {
             }));
             // Arrival order must be unambiguous: wait until the store shows this waiter queued where it can be
             // seen; otherwise give it a fixed head start before the next one arrives.
-            if (base.isPresent()) {
-                int expected = base.getAsInt() + i + 1;
-                Awaitility.await()
-                        .atMost(Duration.ofSeconds(5))
-                        .pollInterval(Duration.ofMillis(5))
-                        .until(() -> env.storeEntries(key).orElse(expected) >= expected);
-                Thread.sleep(20);
-            } else {
-                Thread.sleep(150);
-            }
+            queued(key, base, i + 1);
         }
         held.release();
         for (Future<Void> f : futures) {
