@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,9 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.curator.test.ZooKeeperServerEmbeddedAdapter;
+import org.apache.zookeeper.server.DataNode;
+import org.apache.zookeeper.server.ZooKeeperServer;
 
 /**
  * A private in-process ZooKeeper server (curator-test) for tests that restart it, stop it or read its statistics.
@@ -122,6 +126,39 @@ final class EmbeddedZooKeeper implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return () -> server = start();
+    }
+
+    /**
+     * Sets the child version of the node at {@code path}, from which the server numbers the next sequential child,
+     * as if that many children had been created and deleted under it: a test reaches the counter's wrap at
+     * 2<sup>31</sup> without 2<sup>31</sup> round trips. No client API can do this, so it reaches into curator-test's
+     * and ZooKeeper's server classes; an upgrade that renames them fails here, loudly.
+     */
+    void setChildVersion(String path, int cversion) {
+        try {
+            Object testingServer = call(server, TestingServer.class, "getTestingZooKeeperServer");
+            Object main = call(testingServer, testingServer.getClass(), "getMain");
+            // curator-test runs ZooKeeper's embedded server when it is on the class path, its own main otherwise
+            ZooKeeperServer zk = main instanceof ZooKeeperServerEmbeddedAdapter adapter
+                    ? adapter.getServerCnxnFactory().getZooKeeperServer()
+                    : (ZooKeeperServer) call(main, main.getClass(), "getZkServer");
+            DataNode node = zk.getZKDatabase().getDataTree().getNode(path);
+            if (node == null) {
+                throw new IllegalStateException("No node " + path + " on the embedded ZooKeeper");
+            }
+            synchronized (node) {
+                node.stat.setCversion(cversion);
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(
+                    "Could not reach the embedded ZooKeeper's data tree (curator-test or ZooKeeper changed): " + e, e);
+        }
+    }
+
+    private static Object call(Object target, Class<?> type, String method) throws ReflectiveOperationException {
+        Method m = type.getDeclaredMethod(method);
+        m.setAccessible(true);
+        return m.invoke(target);
     }
 
     /** The answer of a four-letter word such as {@code srvr} or {@code mntr}. */

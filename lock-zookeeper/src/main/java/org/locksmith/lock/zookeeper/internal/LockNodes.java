@@ -14,10 +14,23 @@ import org.apache.zookeeper.common.PathUtils;
  * only bound on a path (a request must fit {@code jute.maxbuffer}, 1 MB by default).
  */
 public final class LockNodes {
+    /**
+     * 2<sup>31</sup> - 2<sup>24</sup>: an attempt numbered at or past it fails instead of queueing, and marks the
+     * key's parent so that every later attempt fails too, until the key is free and its parent (and counter) gone.
+     * The counter is the parent's signed 32-bit child version: ZooKeeper 3.9 stops it at 2<sup>31</sup> - 1, so that
+     * every later node gets the same number and the order is lost; older servers let it go negative and, after
+     * 2<sup>32</sup>, round to small numbers that sort before nodes still waiting or holding. Either way a new node
+     * could take itself for the first in line: two holders.
+     */
+    static final long SEQUENCE_LIMIT = (1L << 31) - (1L << 24);
+
     /** ZooKeeper appends a ten-digit, zero-padded sequence number to sequential nodes. */
     static final int SEQUENCE_DIGITS = 10;
 
-    /** Orders the children of a lock node by their sequence number, that is, by arrival. */
+    /**
+     * Orders the children of a lock node by their sequence number, that is, by arrival, as long as the counter is
+     * below {@link #SEQUENCE_LIMIT}: an attempt whose number reaches it fails instead of queueing.
+     */
     static final Comparator<String> BY_SEQUENCE = Comparator.comparingLong(LockNodes::sequence);
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -101,21 +114,34 @@ public final class LockNodes {
         return tag.append('-').toString();
     }
 
-    /** The sequence number ZooKeeper appended to a sequential node's name; -1 for a node that is not ours. */
+    /**
+     * The sequence number ZooKeeper appended to a sequential node's name, read as an unsigned 32-bit number so that
+     * it keeps rising on servers whose counter goes negative; -1 for a node that is not ours.
+     *
+     * <p>ZooKeeper names the child after its parent's child version, a signed {@code int} formatted {@code %010d}:
+     * {@code 0000000012}, then after 2<sup>31</sup> creates and deletes {@code -2147483648} up to {@code
+     * -000000001}. Our names end in the owner tag's {@code -} (a tag has no other {@code -}), so a negative number
+     * shows as {@code --} before its digits.
+     */
     static long sequence(String name) {
         int n = name.length();
-        if (n < SEQUENCE_DIGITS) {
+        int start = n;
+        while (start > 0 && name.charAt(start - 1) >= '0' && name.charAt(start - 1) <= '9') {
+            start--;
+        }
+        int digits = n - start;
+        if (digits < SEQUENCE_DIGITS - 1 || digits > SEQUENCE_DIGITS || start < 2 || name.charAt(start - 1) != '-') {
             return -1;
         }
         long value = 0;
-        for (int i = n - SEQUENCE_DIGITS; i < n; i++) {
-            char c = name.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
+        for (int i = start; i < n; i++) {
+            value = value * 10 + (name.charAt(i) - '0');
         }
-        return value;
+        if (name.charAt(start - 2) != '-') {
+            return digits == SEQUENCE_DIGITS && value <= Integer.MAX_VALUE ? value : -1;
+        }
+        // negative: "-" and nine or ten digits, ten characters at least, down to Integer.MIN_VALUE
+        return value >= 1 && value <= -(long) Integer.MIN_VALUE ? (1L << 32) - value : -1;
     }
 
     /** The last segment of a path. */

@@ -1,5 +1,6 @@
 package org.locksmith.lock.zookeeper.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -46,6 +47,8 @@ import org.locksmith.lock.spi.RenewalReport;
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
     private static final byte[] NO_DATA = new byte[0];
+    /** The mark of a key's parent whose sequence is exhausted (see {@link #checkSequence}). */
+    private static final byte[] SEQUENCE_EXHAUSTED = "sequence exhausted".getBytes(StandardCharsets.US_ASCII);
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
@@ -224,8 +227,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
                 List<String> children;
+                Stat parentStat = new Stat();
                 try {
-                    children = sortedChildren(node);
+                    children = sortedChildren(node, parentStat);
                 } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
                     if (!keepsPlace(node)) {
                         throw e;
@@ -236,6 +240,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     continue; // the connection dropped midway: wait for it with our node, at the top
                 }
                 int index = children.indexOf(node.name);
+                if (index >= 0) {
+                    checkSequence(node, parentStat);
+                }
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
                     node.vanished();
@@ -446,7 +453,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    private List<String> sortedChildren(LockNode node) throws Exception {
+    /**
+     * The key's nodes in arrival order; {@code parentStat} receives the parent's stat (same round trip), whose data
+     * length tells whether the key's sequence is exhausted ({@link #checkSequence}).
+     */
+    private List<String> sortedChildren(LockNode node, Stat parentStat) throws Exception {
         if (node.path == null) {
             return List.of();
         }
@@ -454,13 +465,47 @@ public final class ZooKeeperLockBackend implements LockBackend {
         // which is how a holder learns that its own node was deleted behind its back, at no extra round trip.
         List<String> children;
         try {
-            children = new ArrayList<>(curator.getChildren().usingWatcher(node).forPath(node.parent));
+            children = new ArrayList<>(curator.getChildren()
+                    .storingStatIn(parentStat)
+                    .usingWatcher(node)
+                    .forPath(node.parent));
         } catch (KeeperException.NoNodeException e) {
             return List.of(); // an operator deleted the whole lock, our node with it: the caller queues again
         }
         children.removeIf(child -> LockNodes.sequence(child) < 0);
         children.sort(LockNodes.BY_SEQUENCE);
         return children;
+    }
+
+    /**
+     * Fails an attempt before ZooKeeper's sequence counter of the key's parent reaches its end, where the order of
+     * nodes is lost ({@link LockNodes#SEQUENCE_LIMIT}). The first attempt numbered past the limit marks the parent
+     * with data; every later attempt reads the mark, and its time (the parent's mzxid), in the stat of its
+     * {@code getChildren} for free, and fails if its node is younger than the mark. Nodes created before the mark
+     * go on: they are numbered below the limit and in order, and the younger nodes, which may sort before them,
+     * never hold. The mark goes with the parent once the key is free.
+     */
+    private void checkSequence(LockNode node, Stat parentStat) {
+        long sequence = LockNodes.sequence(node.name);
+        // Our parents are created empty; a foreign parent's data of just this length fails attempts, loudly, safely.
+        boolean marked = parentStat.getDataLength() == SEQUENCE_EXHAUSTED.length;
+        if (sequence < LockNodes.SEQUENCE_LIMIT && !(marked && node.fencingToken() > parentStat.getMzxid())) {
+            return;
+        }
+        if (!marked) {
+            try {
+                curator.setData().forPath(node.parent, SEQUENCE_EXHAUSTED);
+            } catch (Exception e) {
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "Could not mark " + node.parent + " as out of sequence numbers; later attempts do it: " + e);
+            }
+        }
+        throw new LockBackendException("Key '" + node.request.key() + "': the sequence counter of its ZooKeeper node "
+                + node.parent + " is near its end (2^31 - 1; this attempt's node is numbered " + sequence + "),"
+                + " where ZooKeeper numbers new nodes out of order. Attempts on this key fail until every holder and"
+                + " waiter has let go and " + node.parent + " is deleted (the container reaper or the last release"
+                + " deletes it, or delete it by hand once it has no children); its counter then starts again at 0");
     }
 
     private boolean predecessorExists(String predecessor, LockNode node) throws Exception {

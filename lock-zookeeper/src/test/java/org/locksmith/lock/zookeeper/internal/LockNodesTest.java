@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.zookeeper.common.PathUtils;
@@ -74,6 +78,37 @@ class LockNodesTest {
         assertThat(LockNodes.sequence("garbage")).isEqualTo(-1);
         assertThat(LockNodes.BY_SEQUENCE.compare("_c_ff-a-0000000002", "_c_00-b-0000000010"))
                 .isNegative();
+    }
+
+    @Test
+    void sequencesOrderNodesAcrossTheCounterWrap() {
+        // ZooKeeper names a sequential child after its parent's signed 32-bit child version, formatted "%010d"
+        // (PrepRequestProcessor), which goes negative after 2^31 creates and deletes.
+        int[] counters = {
+            Integer.MAX_VALUE - 2,
+            Integer.MAX_VALUE,
+            Integer.MIN_VALUE,
+            Integer.MIN_VALUE + 1,
+            -1_000_000_001,
+            -1_000_000_000,
+            -999_999_999,
+            -10,
+            -1
+        };
+        List<String> inCreationOrder = new ArrayList<>();
+        for (int counter : counters) {
+            String name = "_c_0f-owner7-" + String.format(Locale.ENGLISH, "%010d", counter);
+            assertThat(LockNodes.sequence(name)).as(name).isEqualTo(Integer.toUnsignedLong(counter));
+            inCreationOrder.add(name);
+        }
+        List<String> sorted = new ArrayList<>(inCreationOrder);
+        Collections.reverse(sorted);
+        sorted.sort(LockNodes.BY_SEQUENCE);
+        assertThat(sorted).containsExactlyElementsOf(inCreationOrder);
+        assertThat(LockNodes.sequence("_c_0f-owner7-000000001"))
+                .as("nine digits")
+                .isEqualTo(-1);
+        assertThat(LockNodes.sequence("_c_0f-owner7-0000000001")).isEqualTo(1);
     }
 
     private static String decode(String name) {
