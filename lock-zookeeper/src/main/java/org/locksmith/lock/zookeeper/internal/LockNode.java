@@ -44,6 +44,13 @@ final class LockNode implements BackendLease, Watcher {
     /** The session that owns the node (its stat's ephemeralOwner): only that session's proof confirms it. */
     volatile long ephemeralOwner;
 
+    /**
+     * Counts the parent's child watch firing (only ZooKeeper's event thread writes it). A grant compares it with
+     * its value before the granting {@code getChildren}: a change means that call's watch fired while the node was
+     * still waiting, and the holder must arm another.
+     */
+    volatile long childChanges;
+
     private volatile long confirmedAtNanos;
     /**
      * Set when an interrupt reached a wait of a request that is not interruptible ({@code Lock.lock()}): the wait
@@ -147,6 +154,9 @@ final class LockNode implements BackendLease, Watcher {
 
     @Override
     public void process(WatchedEvent event) {
+        if (event.getType() == Event.EventType.NodeChildrenChanged) {
+            childChanges++; // before reading the state: a grant sets the state, then reads this
+        }
         switch (state) {
             case WAITING -> {
                 // A waiter registers a child watch on the parent only because the same getChildren call may turn

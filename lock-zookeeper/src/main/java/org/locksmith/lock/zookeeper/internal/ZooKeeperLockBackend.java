@@ -226,6 +226,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 // while the request is out now makes the grant lost even if the reply came after a reconnection:
                 // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
+                long childChangesBefore = node.childChanges;
                 List<String> children;
                 Stat parentStat = new Stat();
                 try {
@@ -253,7 +254,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 }
                 if (index == 0) {
                     granted = true;
-                    return grant(node, sentAt, disconnectionsBefore);
+                    return grant(node, sentAt, disconnectionsBefore, childChangesBefore);
                 }
                 if (request.isTry() || request.isCancelled()) {
                     return null;
@@ -518,9 +519,14 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    private LockNode grant(LockNode node, long sentAt, long disconnectionsBefore) {
+    private LockNode grant(LockNode node, long sentAt, long disconnectionsBefore, long childChangesBefore) {
         node.granted(sentAt);
         held.add(node);
+        if (node.childChanges != childChangesBefore) {
+            // The child watch armed by the granting getChildren fired before the node was held, and was ignored as
+            // a waiter's: it was the holder's only way to learn that its node is deleted behind its back. Arm one.
+            checkHeldInBackground(node);
+        }
         if (disconnections.get() != disconnectionsBefore) {
             // The connection was suspended while the grant was in flight; the listener may have missed this node.
             lost(node, "the connection to ZooKeeper was suspended as it was granted");
