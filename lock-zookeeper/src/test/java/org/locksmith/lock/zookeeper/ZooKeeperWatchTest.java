@@ -1,27 +1,32 @@
 package org.locksmith.lock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /** The recipe's watches: none lost at a grant, none left behind by attempts that give up. */
@@ -98,6 +103,68 @@ class ZooKeeperWatchTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
         assertThat(lost).hasSize(1);
+    }
+
+    /**
+     * An attempt that gives up (deadline, interrupt) leaves no watch on its predecessor in the ZooKeeper client:
+     * {@code acquire(timeout)} polling a key held for days must not grow the client's memory without bound.
+     */
+    @Test
+    void attemptsThatGiveUpLeaveNoWatchBehind() throws Exception {
+        CuratorFramework curator = curator();
+        LockClient holder = ZooKeeperLocks.using(curator(), root);
+        LockClient poller = ZooKeeperLocks.using(curator, root);
+        closeables.add(holder);
+        closeables.add(poller);
+        try (LockLease held = holder.lock("leak").acquire(Duration.ofSeconds(5))) {
+            int before = clientWatches(curator);
+            for (int i = 0; i < 100; i++) {
+                assertThatThrownBy(() -> poller.lock("leak").acquire(Duration.ofMillis(15)))
+                        .isInstanceOf(LockTimeoutException.class);
+            }
+            Thread waiter = new Thread(() -> {
+                try {
+                    poller.lock("leak").acquire(Duration.ofSeconds(30));
+                } catch (InterruptedException expected) {
+                    // given up
+                }
+            });
+            for (int i = 0; i < 10; i++) {
+                Thread t = new Thread(waiter);
+                t.start();
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> ZooKeeperTestSupport.children(admin, path("leak"))
+                                        .size()
+                                == 2);
+                t.interrupt();
+                t.join(5_000);
+            }
+            assertThat(clientWatches(curator) - before)
+                    .as("watches the attempts left in the ZooKeeper client")
+                    .isLessThanOrEqualTo(1);
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    /** Watches registered in a Curator client's ZooKeeper handle (data, exists and child), counted per watcher. */
+    private static int clientWatches(CuratorFramework curator) throws Exception {
+        ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+        Method getManager = ZooKeeper.class.getDeclaredMethod("getWatchManager");
+        getManager.setAccessible(true);
+        Object manager = getManager.invoke(zk);
+        int count = 0;
+        for (String kind : new String[] {"getDataWatches", "getExistWatches", "getChildWatches"}) {
+            Method get = manager.getClass().getDeclaredMethod(kind);
+            get.setAccessible(true);
+            @SuppressWarnings("unchecked")
+            Map<String, Set<?>> watches = (Map<String, Set<?>>) get.invoke(manager);
+            synchronized (watches) {
+                for (Set<?> watchers : watches.values()) {
+                    count += watchers.size();
+                }
+            }
+        }
+        return count;
     }
 
     /**

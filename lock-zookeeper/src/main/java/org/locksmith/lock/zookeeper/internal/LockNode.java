@@ -8,8 +8,9 @@ import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
 /**
- * One attempt's ephemeral sequential node: while waiting, the watcher that wakes its thread when the predecessor
- * goes; once granted, the {@link BackendLease} that watches for its own node vanishing behind its back.
+ * One attempt's ephemeral sequential node: while waiting, woken through {@link Predecessors} when its predecessor
+ * goes; once granted, the {@link BackendLease} that watches for its own node vanishing behind its back (as the
+ * watcher of the parent's children, and then of its own node).
  *
  * <p>The watcher never does blocking I/O (it runs on ZooKeeper's single event thread): a waiter is only signalled,
  * and a holder's check is sent in the background.
@@ -50,6 +51,9 @@ final class LockNode implements BackendLease, Watcher {
      * still waiting, and the holder must arm another.
      */
     volatile long childChanges;
+
+    /** The predecessor this waiting node is registered with in {@link Predecessors}; null if none. */
+    volatile String watching;
 
     private volatile long confirmedAtNanos;
     /**
@@ -160,7 +164,8 @@ final class LockNode implements BackendLease, Watcher {
         switch (state) {
             case WAITING -> {
                 // A waiter registers a child watch on the parent only because the same getChildren call may turn
-                // out to grant it the lock; while waiting, only its predecessor's deletion matters (no herd).
+                // out to grant it the lock; while waiting, only its predecessor's deletion matters (no herd), and
+                // that comes through Predecessors. Connection events come here too: look again.
                 if (event.getType() != Event.EventType.NodeChildrenChanged) {
                     wake();
                 }

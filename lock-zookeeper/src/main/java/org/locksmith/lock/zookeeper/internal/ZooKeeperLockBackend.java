@@ -61,6 +61,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final long checkIntervalMs;
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
+    private final Predecessors predecessors = new Predecessors();
     /**
      * Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. Incremented before the
      * listener sweeps {@link #held}; a grant reads it before its getChildren is sent and checks it after the node is
@@ -288,6 +289,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     "ZooKeeper at " + where + " failed while acquiring key '" + request.key() + "': " + e, e);
         } finally {
             waiting.remove(node);
+            predecessors.forget(node);
             if (!granted) {
                 abandon(node);
             }
@@ -510,11 +512,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     private boolean predecessorExists(String predecessor, LockNode node) throws Exception {
+        predecessors.watch(node, predecessor); // before the watch is set: its event may come before the reply
         try {
             // getData, not exists: a watch is left only on a node that exists, never on one that is already gone.
-            curator.getData().usingWatcher(node).forPath(predecessor);
+            curator.getData().usingWatcher(predecessors).forPath(predecessor);
             return true;
         } catch (KeeperException.NoNodeException e) {
+            predecessors.forget(node);
             return false;
         }
     }
