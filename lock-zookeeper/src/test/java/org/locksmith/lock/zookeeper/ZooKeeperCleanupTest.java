@@ -58,4 +58,31 @@ class ZooKeeperCleanupTest {
                     .until(() -> admin.checkExists().forPath(root) != null);
         }
     }
+
+    /**
+     * The server reaps at most {@code znode.container.maxPerMinute} (10,000) empty containers a minute, once a
+     * minute by default: a service locking more than ~170 new keys a second (such as {@code order:<uuid>}) piles up
+     * empty parents. The client deletes the parents of keys it released, once they are idle: here the reaper runs
+     * only every ten minutes, and the parents are gone within seconds.
+     */
+    @Test
+    void parentsOfReleasedKeysGoWithoutTheReaper() throws Exception {
+        int keys = 2_000;
+        try (EmbeddedZooKeeper server = new EmbeddedZooKeeper(600_000);
+                CuratorFramework admin = ZooKeeperTestSupport.admin(server.connectString());
+                LockClient client = Locks.open(server.url("/idle", 10_000, 5_000))) {
+            for (int i = 0; i < keys; i++) {
+                try (LockLease lease = client.lock("order:" + i).acquire(Duration.ofSeconds(5))) {
+                    assertThat(lease.isValid()).isTrue();
+                }
+            }
+            try (LockLease kept = client.lock("kept").acquire(Duration.ofSeconds(5))) {
+                await().atMost(Duration.ofSeconds(15))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> admin.getChildren().forPath("/idle").size() == 1);
+                assertThat(admin.getChildren().forPath("/idle")).containsExactly("kept");
+                assertThat(kept.isValid()).isTrue();
+            }
+        }
+    }
 }

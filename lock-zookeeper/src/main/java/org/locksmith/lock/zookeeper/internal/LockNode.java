@@ -52,6 +52,9 @@ final class LockNode implements BackendLease, Watcher {
      */
     volatile long childChanges;
 
+    /** Whether the granting getChildren found no other node: the parent may be idle after the release. */
+    volatile boolean alone;
+
     /** The predecessor this waiting node is registered with in {@link Predecessors}; null if none. */
     volatile String watching;
 

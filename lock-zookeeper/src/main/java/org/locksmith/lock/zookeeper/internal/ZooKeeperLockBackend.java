@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -62,6 +63,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final Set<LockNode> held = ConcurrentHashMap.newKeySet();
     private final Set<LockNode> waiting = ConcurrentHashMap.newKeySet();
     private final Predecessors predecessors = new Predecessors();
+    private final IdleParents idleParents;
     /**
      * Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. Incremented before the
      * listener sweeps {@link #held}; a grant reads it before its getChildren is sent and checks it after the node is
@@ -99,6 +101,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         this.connectionTimeoutMs = connectionTimeoutMs;
         this.sessionTimeoutHintMs = sessionTimeoutMs;
         this.checkIntervalMs = Math.max(1, sessionTimeout().toMillis() / 3);
+        this.idleParents = new IdleParents(curator, this::parentsInUse);
         curator.getConnectionStateListenable().addListener(connectionListener);
     }
 
@@ -254,6 +257,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     continue;
                 }
                 if (index == 0) {
+                    node.alone = children.size() == 1;
                     granted = true;
                     return grant(node, sentAt, disconnectionsBefore, childChangesBefore);
                 }
@@ -404,9 +408,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                         .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                         .forPath(node.parent + "/" + node.tag, NO_DATA);
             } catch (KeeperException.NoNodeException e) {
-                // The reaper may delete an emptied parent between its creation and ours; it spares a container
-                // that never had a child, so a third miss takes other clients emptying it twice meanwhile.
-                if (attempt == 3) {
+                // The reaper, or another client's IdleParents, may delete an emptied parent between its creation
+                // and ours; a fifth miss takes the key being emptied and deleted four times meanwhile.
+                if (attempt == 5) {
                     throw e;
                 }
                 createParent(node.parent);
@@ -611,6 +615,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
             }
             // guaranteed(): if the connection fails midway, Curator keeps deleting in the background.
             curator.delete().guaranteed().forPath(node.path);
+            if (node.alone) {
+                idleParents.released(node.parent);
+            }
             return true;
         } catch (KeeperException.NoNodeException e) {
             return false;
@@ -713,8 +720,16 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
+    private Set<String> parentsInUse() {
+        Set<String> parents = new HashSet<>();
+        held.forEach(node -> parents.add(node.parent));
+        waiting.forEach(node -> parents.add(node.parent));
+        return parents;
+    }
+
     @Override
     public void close() {
+        idleParents.close();
         curator.getConnectionStateListenable().removeListener(connectionListener);
         if (ownsCurator) {
             curator.close();
