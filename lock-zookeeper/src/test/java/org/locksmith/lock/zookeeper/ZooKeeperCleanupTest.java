@@ -67,7 +67,7 @@ class ZooKeeperCleanupTest {
      */
     @Test
     void parentsOfReleasedKeysGoWithoutTheReaper() throws Exception {
-        int keys = 2_000;
+        int keys = 1_000;
         try (EmbeddedZooKeeper server = new EmbeddedZooKeeper(600_000);
                 CuratorFramework admin = ZooKeeperTestSupport.admin(server.connectString());
                 LockClient client = Locks.open(server.url("/idle", 10_000, 5_000))) {

@@ -178,6 +178,32 @@ class ZooKeeperOutageTest {
     }
 
     /**
+     * Closing a client during an outage releases its leases at once, each waiting at most the connection timeout
+     * for a connection: the close costs about one connection timeout, not one per held lease.
+     */
+    @Test
+    void closeDuringAnOutageCostsAboutOneConnectionTimeoutWhateverTheLeases() throws Exception {
+        LockClient holder = client(SESSION_MS);
+        List<LockLease> leases = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            leases.add(holder.lock("close-in-outage-" + i).acquire(Duration.ofSeconds(5)));
+        }
+        CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+        leases.get(0).onLost(lost::complete);
+        outage(OUTAGE_MS, () -> {
+            lost.get(10, TimeUnit.SECONDS);
+            long start = System.nanoTime();
+            holder.close();
+            long took = millisSince(start);
+            System.out.printf(
+                    "[zookeeper] close with 8 leases during an outage: %d ms (connection timeout %d ms)%n",
+                    took, CONNECTION_MS);
+            assertThat(took).isLessThan(CONNECTION_MS + 1_500).isLessThan(8 * CONNECTION_MS);
+        });
+        assertThat(leases).noneMatch(LockLease::isValid);
+    }
+
+    /**
      * Waiters queued when the server stops keep their nodes, and so their places, through an outage longer than the
      * connection timeout but shorter than their sessions, and are granted in order once it ends. A waiter whose own
      * deadline passes during the outage gives up at its deadline, not earlier with a backend failure and not later,
