@@ -29,7 +29,8 @@ public final class ZooKeeperLocks {
      * has one). Closing the returned client releases its leases but does not close {@code curator}. Operations wait
      * for a connection at most the client's connection timeout (an acquire never past its deadline), then fail with
      * {@link org.locksmith.lock.LockBackendException}; a queued waiter keeps its place longer, while its session may
-     * survive. Curator's retry policy covers connections lost mid-operation. The root and any missing ancestors are
+     * survive. Each ZooKeeper call waits at most the connection timeout for its reply, whatever the client's retry
+     * policy (which Curator applies to the call in the background). The root and any missing ancestors are
      * created as persistent nodes.
      *
      * @throws NullPointerException if curator is null

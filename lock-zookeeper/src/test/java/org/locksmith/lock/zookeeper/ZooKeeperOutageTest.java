@@ -185,7 +185,7 @@ class ZooKeeperOutageTest {
     void closeDuringAnOutageCostsAboutOneConnectionTimeoutWhateverTheLeases() throws Exception {
         LockClient holder = client(SESSION_MS);
         List<LockLease> leases = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 12; i++) {
             leases.add(holder.lock("close-in-outage-" + i).acquire(Duration.ofSeconds(5)));
         }
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
@@ -196,9 +196,11 @@ class ZooKeeperOutageTest {
             holder.close();
             long took = millisSince(start);
             System.out.printf(
-                    "[zookeeper] close with 8 leases during an outage: %d ms (connection timeout %d ms)%n",
+                    "[zookeeper] close with 12 leases during an outage: %d ms (connection timeout %d ms)%n",
                     took, CONNECTION_MS);
-            assertThat(took).isLessThan(CONNECTION_MS + 1_500).isLessThan(8 * CONNECTION_MS);
+            // one release after another would take 12 connection timeouts (6 s); closing the Curator client
+            // during the outage takes up to about a second of its own
+            assertThat(took).isLessThan(CONNECTION_MS + 2_500);
         });
         assertThat(leases).noneMatch(LockLease::isValid);
     }

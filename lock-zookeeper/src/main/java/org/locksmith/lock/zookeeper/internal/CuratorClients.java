@@ -23,11 +23,11 @@ public final class CuratorClients {
         CuratorFramework curator = CuratorFrameworkFactory.builder()
                 .connectString(settings.connectString())
                 .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
-                // The backend itself waits up to connectionTimeoutMs for a connection before each operation, so
-                // Curator's own per-attempt wait only covers a connection lost in the middle of one: half the
-                // budget, and retries only in its first quarter (a leader change drops the connection and the
-                // retry waits for the reconnection). A protected create's recovery look-up adds at most another
-                // half, so even an operation cut off midway fails within about one connectionTimeoutMs.
+                // The backend waits up to connectionTimeoutMs for a connection before each operation, and at most
+                // as long for each call's reply, so Curator's own per-attempt wait only covers a connection lost in
+                // the middle of a call: half the budget, and retries only in its first quarter (a leader change
+                // drops the connection and the retry waits for the reconnection), so that a retried call can still
+                // answer within the backend's wait.
                 .connectionTimeoutMs(Math.max(50, connectionMs / 2))
                 .retryPolicy(new RetryUntilElapsed(connectionMs / 4, 50))
                 .threadFactory(CuratorClients::daemon)

@@ -2,6 +2,7 @@ package org.locksmith.lock.zookeeper.internal;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -38,6 +39,11 @@ final class LockNode implements BackendLease, Watcher {
     volatile String name;
     /** True once a create was sent: an interrupted create may have left a node we must find by {@link #tag}. */
     volatile boolean createSent;
+    /**
+     * The path a create's reply named, set by the reply's callback unless the attempt was over by then (the callback
+     * then deletes the node); guarded by this node's monitor, with {@link #state}'s change to DONE in abandon.
+     */
+    String replied;
     /** The backend's count of ended sessions when the create was sent: the node lives only while it is unchanged. */
     volatile long session;
 
@@ -129,14 +135,39 @@ final class LockNode implements BackendLease, Watcher {
      *     interrupt of one that is not is noted in {@link #absorbedInterrupt} and the wait goes on
      */
     boolean await(long seen, long maxNanos) throws InterruptedException {
+        return awaitUntil(() -> signals != seen, maxNanos);
+    }
+
+    /**
+     * Waits for the reply of a call this attempt sent, which {@link #replied()} announces: until {@code replied} is
+     * true, the request is cancelled, its deadline passes (a try has none here: it waits for its one call), or
+     * {@code maxNanos} passed. Interrupts as in {@link #await(long, long)}.
+     *
+     * @return true if replied or {@code maxNanos} passed, false if cancelled or the request's deadline passed
+     */
+    boolean awaitReply(BooleanSupplier replied, long maxNanos) throws InterruptedException {
+        return awaitUntil(replied, maxNanos);
+    }
+
+    /** Wakes the waiting thread to look at a call's reply; not a change of the queue ({@link #signals}). */
+    void replied() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean awaitUntil(BooleanSupplier done, long maxNanos) throws InterruptedException {
         long start = System.nanoTime();
         lock.lock();
         try {
-            while (signals == seen) {
+            while (!done.getAsBoolean()) {
                 if (request.isCancelled()) {
                     return false;
                 }
-                long left = request.remainingNanos();
+                long left = request.isTry() ? Long.MAX_VALUE : request.remainingNanos();
                 if (left <= 0) {
                     return false;
                 }

@@ -13,7 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
@@ -48,6 +50,7 @@ import org.locksmith.lock.spi.RenewalReport;
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
     private static final byte[] NO_DATA = new byte[0];
+    private static final BackgroundCallback IGNORE_REPLY = (client, event) -> {};
     /** The mark of a key's parent whose sequence is exhausted (see {@link #checkSequence}). */
     private static final byte[] SEQUENCE_EXHAUSTED = "sequence exhausted".getBytes(StandardCharsets.US_ASCII);
 
@@ -231,10 +234,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 // conservative, never unsafe.
                 long disconnectionsBefore = disconnections.get();
                 long childChangesBefore = node.childChanges;
-                List<String> children;
-                Stat parentStat = new Stat();
+                Children children;
                 try {
-                    children = sortedChildren(node, parentStat);
+                    children = sortedChildren(node);
                 } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
                     if (!keepsPlace(node)) {
                         throw e;
@@ -244,9 +246,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     }
                     continue; // the connection dropped midway: wait for it with our node, at the top
                 }
-                int index = children.indexOf(node.name);
+                int index = children.names.indexOf(node.name);
                 if (index >= 0) {
-                    checkSequence(node, parentStat);
+                    checkSequence(node, children.parent);
                 }
                 if (index < 0) {
                     // Our node is gone: the session expired while we waited, or someone deleted it. Queue again.
@@ -257,7 +259,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     continue;
                 }
                 if (index == 0) {
-                    node.alone = children.size() == 1;
+                    node.alone = children.names.size() == 1;
                     granted = true;
                     return grant(node, sentAt, disconnectionsBefore, childChangesBefore);
                 }
@@ -267,7 +269,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 long seen = node.signals();
                 boolean predecessorExists;
                 try {
-                    predecessorExists = predecessorExists(parent + "/" + children.get(index - 1), node);
+                    predecessorExists = predecessorExists(parent + "/" + children.names.get(index - 1), node);
                 } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
                     if (!keepsPlace(node)) {
                         throw e;
@@ -284,10 +286,16 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     return null;
                 }
             }
+        } catch (GaveUp e) {
+            return null; // cancelled, or its deadline passed, while a call was out
         } catch (InterruptedException e) {
             throw e;
         } catch (LockBackendException e) {
             throw e;
+        } catch (NoReply e) {
+            throw new LockBackendException(
+                    "ZooKeeper at " + where + " failed while acquiring key '" + request.key() + "': " + e.getMessage(),
+                    e);
         } catch (Exception e) {
             throw new LockBackendException(
                     "ZooKeeper at " + where + " failed while acquiring key '" + request.key() + "': " + e, e);
@@ -391,7 +399,6 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     private void create(LockNode node) throws Exception {
-        Stat stat = new Stat();
         node.createSent = true;
         // Read before the create is sent: a session that ends after this read is always noticed, even if the
         // create itself went out on the next session (the waiter then deletes and replaces a live node, harmless).
@@ -399,37 +406,69 @@ public final class ZooKeeperLockBackend implements LockBackend {
         // Protected mode: if the connection drops after the server created the node but before the reply came,
         // Curator's retry finds the node by its protection id instead of creating a second one that would queue
         // behind the first and deadlock us.
-        String path = null;
-        for (int attempt = 1; path == null; attempt++) {
+        CuratorEvent created = null;
+        for (int attempt = 1; created == null; attempt++) {
             try {
-                path = curator.create()
-                        .storingStatIn(stat)
-                        .withProtection()
-                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                        .forPath(node.parent + "/" + node.tag, NO_DATA);
+                created = call(
+                        node,
+                        reply -> curator.create()
+                                .withProtection()
+                                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                                .inBackground((client, event) -> {
+                                    createReplied(node, event);
+                                    reply.processResult(client, event);
+                                })
+                                .forPath(node.parent + "/" + node.tag, NO_DATA));
             } catch (KeeperException.NoNodeException e) {
                 // The reaper, or another client's IdleParents, may delete an emptied parent between its creation
                 // and ours; a fifth miss takes the key being emptied and deleted four times meanwhile.
                 if (attempt == 5) {
                     throw e;
                 }
-                createParent(node.parent);
+                createParent(node);
             }
         }
-        long czxid = stat.getCzxid();
-        long owner = stat.getEphemeralOwner();
-        if (czxid == 0) {
+        String path = created.getName();
+        Stat stat = created.getStat();
+        if (stat == null || stat.getCzxid() == 0) {
             // The node was found by protected mode after a lost reply: the stat was not filled in; ask for it.
-            Stat found = curator.checkExists().forPath(path);
-            czxid = found == null ? 0 : found.getCzxid();
-            owner = found == null ? 0 : found.getEphemeralOwner();
-            if (found == null) {
+            try {
+                stat = call(
+                                node,
+                                reply -> curator.checkExists()
+                                        .inBackground(reply)
+                                        .forPath(path))
+                        .getStat();
+            } catch (KeeperException.NoNodeException e) {
+                stat = null;
+            }
+            if (stat == null) {
                 node.created(path, 0, 0);
                 node.vanished();
                 return; // expired in between; the caller's getChildren will not find it and queue again
             }
         }
-        node.created(path, czxid, owner);
+        node.created(path, stat.getCzxid(), stat.getEphemeralOwner());
+    }
+
+    /**
+     * A create's reply, on Curator's thread: if the attempt is already over (it gave up while the create was out,
+     * or Curator retried it after that), nobody will use the node, so delete it; else note its path for abandon.
+     */
+    private void createReplied(LockNode node, CuratorEvent event) {
+        if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+            return;
+        }
+        boolean over;
+        synchronized (node) {
+            over = node.state == LockNode.State.DONE;
+            if (!over) {
+                node.replied = event.getName();
+            }
+        }
+        if (over) {
+            deleteInBackground(event.getName());
+        }
     }
 
     /**
@@ -439,9 +478,15 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * them containers too, which the server deleted as soon as the last lock under them was gone. Costs nothing on
      * the hot path: it runs only when the create found no parent.
      */
-    private void createParent(String parent) throws Exception {
+    private void createParent(LockNode node) throws Exception {
+        String parent = node.parent;
         try {
-            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+            call(
+                    node,
+                    reply -> curator.create()
+                            .withMode(CreateMode.CONTAINER)
+                            .inBackground(reply)
+                            .forPath(parent, NO_DATA));
             return;
         } catch (KeeperException.NodeExistsException e) {
             return; // another attempt created it meanwhile
@@ -449,39 +494,56 @@ public final class ZooKeeperLockBackend implements LockBackend {
             // no root yet
         }
         try {
-            curator.create().creatingParentsIfNeeded().forPath(root, NO_DATA);
+            call(
+                    node,
+                    reply -> curator.create()
+                            .creatingParentsIfNeeded()
+                            .inBackground(reply)
+                            .forPath(root, NO_DATA));
         } catch (KeeperException.NodeExistsException e) {
             // another client created it meanwhile
         }
         try {
-            curator.create().withMode(CreateMode.CONTAINER).forPath(parent, NO_DATA);
+            call(
+                    node,
+                    reply -> curator.create()
+                            .withMode(CreateMode.CONTAINER)
+                            .inBackground(reply)
+                            .forPath(parent, NO_DATA));
         } catch (KeeperException.NodeExistsException e) {
             // another attempt created it meanwhile
         }
     }
 
+    /** A key's nodes in arrival order, and the stat of their parent (null if there is none). */
+    private record Children(List<String> names, Stat parent) {}
+
     /**
-     * The key's nodes in arrival order; {@code parentStat} receives the parent's stat (same round trip), whose data
-     * length tells whether the key's sequence is exhausted ({@link #checkSequence}).
+     * The key's nodes in arrival order, and the parent's stat (same round trip), whose data tells whether the key's
+     * sequence is exhausted ({@link #checkSequence}).
      */
-    private List<String> sortedChildren(LockNode node, Stat parentStat) throws Exception {
+    private Children sortedChildren(LockNode node) throws Exception {
         if (node.path == null) {
-            return List.of();
+            return new Children(List.of(), null);
         }
         // The watch matters only if this call grants the lock: it then tells the holder that a child changed,
         // which is how a holder learns that its own node was deleted behind its back, at no extra round trip.
-        List<String> children;
+        CuratorEvent event;
         try {
-            children = new ArrayList<>(curator.getChildren()
-                    .storingStatIn(parentStat)
-                    .usingWatcher(node)
-                    .forPath(node.parent));
+            event = call(
+                    node,
+                    reply -> curator.getChildren()
+                            .usingWatcher(node)
+                            .inBackground(reply)
+                            .forPath(node.parent));
         } catch (KeeperException.NoNodeException e) {
-            return List.of(); // an operator deleted the whole lock, our node with it: the caller queues again
+            // an operator deleted the whole lock, our node with it: the caller queues again
+            return new Children(List.of(), null);
         }
+        List<String> children = new ArrayList<>(event.getChildren());
         children.removeIf(child -> LockNodes.sequence(child) < 0);
         children.sort(LockNodes.BY_SEQUENCE);
-        return children;
+        return new Children(children, event.getStat());
     }
 
     /**
@@ -493,6 +555,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * never hold. The mark goes with the parent once the key is free.
      */
     private void checkSequence(LockNode node, Stat parentStat) {
+        if (parentStat == null) {
+            return; // the parent went meanwhile: the caller does not find its node and queues again
+        }
         long sequence = LockNodes.sequence(node.name);
         // Our parents are created empty; a foreign parent's data of just this length fails attempts, loudly, safely.
         boolean marked = parentStat.getDataLength() == SEQUENCE_EXHAUSTED.length;
@@ -501,7 +566,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
         if (!marked) {
             try {
-                curator.setData().forPath(node.parent, SEQUENCE_EXHAUSTED);
+                // in the background: this client's later calls come after it (one session's calls are ordered)
+                curator.setData().inBackground(IGNORE_REPLY).forPath(node.parent, SEQUENCE_EXHAUSTED);
             } catch (Exception e) {
                 LOG.log(
                         System.Logger.Level.WARNING,
@@ -519,7 +585,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
         predecessors.watch(node, predecessor); // before the watch is set: its event may come before the reply
         try {
             // getData, not exists: a watch is left only on a node that exists, never on one that is already gone.
-            curator.getData().usingWatcher(predecessors).forPath(predecessor);
+            call(
+                    node,
+                    reply -> curator.getData()
+                            .usingWatcher(predecessors)
+                            .inBackground(reply)
+                            .forPath(predecessor));
             return true;
         } catch (KeeperException.NoNodeException e) {
             predecessors.forget(node);
@@ -542,38 +613,46 @@ public final class ZooKeeperLockBackend implements LockBackend {
         return node;
     }
 
-    /** Removes what an attempt that was not granted left behind; never throws, keeps the interrupt status. */
+    /**
+     * Removes what an attempt that was not granted left behind; never throws, keeps the interrupt status. It waits
+     * for the delete's reply at most the connection timeout, so that the node is gone when the attempt returns
+     * while ZooKeeper answers, and never longer: Curator goes on deleting in the background (guaranteed delete).
+     */
     private void abandon(LockNode node) {
-        node.state = LockNode.State.DONE;
+        String path;
+        synchronized (node) { // with createReplied: a create whose reply comes later is deleted there
+            node.state = LockNode.State.DONE;
+            path = node.path != null ? node.path : node.replied;
+        }
         if (!node.createSent) {
             return;
         }
-        boolean interrupted = Thread.interrupted(); // ZooKeeper's calls refuse to start on an interrupted thread
+        boolean interrupted = Thread.interrupted();
         try {
-            String path = node.path;
-            if (path != null && !isConnected()) {
-                // Never wait for a connection here: this runs when the attempt is over (deadline, interrupt,
-                // close), and Curator sends a background delete when the connection returns.
-                deleteInBackground(path);
-            } else if (path != null) {
-                deleteGuaranteed(path);
+            if (path != null) {
+                call(reply -> curator.delete().guaranteed().inBackground(reply).forPath(path));
             } else if (isConnected()) {
-                // The create was interrupted before its reply: find our node by its owner tag. (When the create
-                // failed for lack of a connection, Curator's protected mode already finds and deletes the node
-                // in the background, and the session's end would anyway.)
-                for (String child : curator.getChildren().forPath(node.parent)) {
-                    if (child.contains(node.tag)) {
-                        deleteGuaranteed(node.parent + "/" + child);
-                    }
-                }
+                // No reply to the create yet, or a failed one after the node may have been created (a lost reply
+                // and Curator's retries given up): find our node by its owner tag, in the background. A create
+                // still to come is deleted by createReplied.
+                curator.getChildren()
+                        .inBackground((client, event) -> {
+                            List<String> children = event.getChildren();
+                            for (String child : children == null ? List.<String>of() : children) {
+                                if (child.contains(node.tag)) {
+                                    deleteInBackground(node.parent + "/" + child);
+                                }
+                            }
+                        })
+                        .forPath(node.parent);
             }
         } catch (KeeperException.NoNodeException e) {
             // nothing left behind
         } catch (Exception e) {
             LOG.log(
-                    System.Logger.Level.WARNING,
-                    "Could not delete the abandoned lock node of key '" + node.request.key()
-                            + "'; Curator retries in the background and it vanishes with the session anyway: " + e);
+                    System.Logger.Level.DEBUG,
+                    "The delete of the abandoned lock node of key '" + node.request.key() + "' is not confirmed;"
+                            + " Curator retries it in the background and it vanishes with the session anyway: " + e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -592,29 +671,26 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    private void deleteGuaranteed(String path) throws Exception {
-        try {
-            // guaranteed(): if the connection fails, Curator keeps deleting in the background until it succeeds,
-            // so a waiter that gave up never blocks the queue for the rest of its session.
-            curator.delete().guaranteed().forPath(path);
-        } catch (KeeperException.NoNodeException e) {
-            // already gone (session expired, or deleted by an operator)
-        }
-    }
-
+    /**
+     * Deletes the node with a guaranteed delete: Curator goes on sending it, when the connection returns if it must,
+     * until it succeeds, while this waits for its reply at most the connection timeout, whatever the Curator
+     * client's retry policy. Without the guarantee a node whose delete was never sent would outlive the outage for
+     * as long as the session does, which with an application's long-lived Curator client is for good.
+     */
     boolean release(LockNode node) {
         held.remove(node);
         node.state = LockNode.State.DONE;
         boolean interrupted = Thread.interrupted();
         try {
+            // Wait for the connection first: a delete sent while it is down fails at once, and one sent into a new
+            // session (the old one expired) must find the node gone, which makes the lease lost, not unreleased.
             if (!isConnected() && !curator.blockUntilConnected((int) connectionTimeoutMs, TimeUnit.MILLISECONDS)) {
-                throw deleteWhenReconnected(
-                        node,
-                        "Not connected to ZooKeeper at " + where + " within " + ZooKeeperSettings.CONNECTION_TIMEOUT
-                                + "=" + connectionTimeoutMs);
+                deleteInBackground(node.path);
+                throw new LockBackendException("Not connected to ZooKeeper at " + where + " within "
+                        + ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionTimeoutMs + ": key '"
+                        + node.request.key() + "' is not released yet" + scheduled(node));
             }
-            // guaranteed(): if the connection fails midway, Curator keeps deleting in the background.
-            curator.delete().guaranteed().forPath(node.path);
+            call(reply -> curator.delete().guaranteed().inBackground(reply).forPath(node.path));
             if (node.alone) {
                 idleParents.released(node.parent);
             }
@@ -623,9 +699,17 @@ public final class ZooKeeperLockBackend implements LockBackend {
             return false;
         } catch (LockBackendException e) {
             throw e;
+        } catch (NoReply e) {
+            throw new LockBackendException(
+                    "ZooKeeper at " + where + " did not confirm the release of key '" + node.request.key() + "': "
+                            + e.getMessage() + "; it is not released yet" + scheduled(node),
+                    e);
         } catch (InterruptedException e) {
             interrupted = true;
-            throw deleteWhenReconnected(node, "Interrupted while talking to ZooKeeper at " + where);
+            throw new LockBackendException(
+                    "Interrupted while releasing key '" + node.request.key() + "' at " + where
+                            + "; it is not released yet" + scheduled(node),
+                    e);
         } catch (Exception e) {
             throw new LockBackendException(
                     "ZooKeeper at " + where + " failed while releasing key '" + node.request.key() + "': " + e
@@ -639,28 +723,89 @@ public final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    /**
-     * Schedules the delete of a released node that could not be sent: in the background, so that Curator sends it
-     * when the connection returns and retries it until it succeeds. Without it the node would outlive the outage
-     * for as long as the session does, which with an application's long-lived Curator client is for good.
-     */
-    private LockBackendException deleteWhenReconnected(LockNode node, String why) {
-        try {
-            curator.delete().guaranteed().inBackground().forPath(node.path);
-        } catch (Exception e) {
-            return new LockBackendException(
-                    why + "; could not schedule the delete of the node " + node.path + " of key '" + node.request.key()
-                            + "', which goes with the session: " + e,
-                    e);
-        }
-        return new LockBackendException(
-                why + ": key '" + node.request.key() + "' is not released yet" + scheduled(node),
-                new KeeperException.ConnectionLossException());
-    }
-
     private static String scheduled(LockNode node) {
         return "; the delete of its node " + node.path + " stays scheduled: Curator sends it when the connection"
                 + " returns, while the client is open, and the node goes with the session otherwise";
+    }
+
+    /** A ZooKeeper call sent in the background: {@code reply} receives its reply. */
+    private interface Call {
+        void send(BackgroundCallback reply) throws Exception;
+    }
+
+    /** The attempt was cancelled, or its deadline passed, while it waited for a reply. */
+    private static final class GaveUp extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        GaveUp() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** No reply within the connection timeout: to the recipe, a lost connection; the call may still complete. */
+    private static final class NoReply extends KeeperException.ConnectionLossException {
+        private static final long serialVersionUID = 1L;
+        private final String message;
+
+        NoReply(String message) {
+            this.message = message;
+        }
+
+        @Override
+        public String getMessage() {
+            return message;
+        }
+    }
+
+    private NoReply noReply() {
+        return new NoReply("no reply within " + ZooKeeperSettings.CONNECTION_TIMEOUT + "=" + connectionTimeoutMs
+                + " (the ensemble is stalled or unreachable)");
+    }
+
+    /**
+     * Sends a call of an attempt and waits for its reply at most the connection timeout, and never past the
+     * attempt's deadline or cancellation, whatever the Curator client's retry policy (an application's client may
+     * retry a call for minutes, and a stalled server is noticed only after two thirds of the session timeout). A
+     * reply that comes later is dropped; a late create's node is deleted ({@link #createReplied}).
+     *
+     * @throws GaveUp if the attempt was cancelled or its deadline passed first
+     * @throws NoReply if no reply came within the connection timeout
+     * @throws KeeperException the reply's error
+     * @throws InterruptedException as {@link LockNode#awaitReply} says
+     */
+    private CuratorEvent call(LockNode node, Call call) throws Exception {
+        AtomicReference<CuratorEvent> reply = new AtomicReference<>();
+        call.send((client, event) -> {
+            reply.set(event);
+            node.replied();
+        });
+        if (!node.awaitReply(() -> reply.get() != null, TimeUnit.MILLISECONDS.toNanos(connectionTimeoutMs))) {
+            throw new GaveUp();
+        }
+        CuratorEvent event = reply.get();
+        if (event == null) {
+            throw noReply();
+        }
+        return succeeded(event);
+    }
+
+    /** As {@link #call(LockNode, Call)} for a call of no attempt (a release): bounded by the connection timeout. */
+    private CuratorEvent call(Call call) throws Exception {
+        CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+        call.send((client, event) -> reply.complete(event));
+        try {
+            return succeeded(reply.get(connectionTimeoutMs, TimeUnit.MILLISECONDS));
+        } catch (TimeoutException e) {
+            throw noReply();
+        }
+    }
+
+    private static CuratorEvent succeeded(CuratorEvent event) throws KeeperException {
+        int rc = event.getResultCode();
+        if (rc != KeeperException.Code.OK.intValue()) {
+            throw KeeperException.create(KeeperException.Code.get(rc), event.getPath());
+        }
+        return event;
     }
 
     /** A holder's watch fired: check in the background (never block ZooKeeper's event thread) and watch again. */
