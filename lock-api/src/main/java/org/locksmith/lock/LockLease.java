@@ -37,6 +37,10 @@ public interface LockLease extends AutoCloseable {
      * bound (GC, SIGSTOP, a frozen VM) sees {@code false} on its first call after it resumes, before any loss
      * report arrives. A lease whose owner thread ended without releasing it is released by the core at its next
      * renewal round and reported lost.
+     *
+     * <p>A backend may also suspend a lease it cannot prove for a while without having lost it (ZooKeeper: the
+     * connection dropped, the session may still be alive): it is invalid meanwhile, with no loss reported, and
+     * valid again once the backend proves it, if its time has not run out first (then it is lost).
      */
     boolean isValid();
 

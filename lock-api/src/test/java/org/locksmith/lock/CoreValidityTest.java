@@ -166,4 +166,25 @@ class CoreValidityTest {
             }
         }
     }
+
+    /**
+     * A backend that cannot prove a lease for a while, without having lost it (a dropped connection within the
+     * session), suspends it: invalid meanwhile, no loss reported, valid again when the backend resumes it.
+     */
+    @Test
+    void aSuspendedLeaseIsInvalidUntilTheBackendResumesIt() throws Exception {
+        MemoryBackend store = sessionBound(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        try (LockClient c = Locks.client(store)) {
+            LockLease lease = c.lock("k").acquire(Duration.ofSeconds(1));
+            List<LockLostException> causes = new CopyOnWriteArrayList<>();
+            lease.onLost(causes::add);
+            store.suspendedKeys.add("k");
+            assertThat(lease.isValid()).isFalse();
+            assertThat(c.lock("k").isHeldByCurrentThread()).isFalse();
+            store.suspendedKeys.remove("k");
+            assertThat(lease.isValid()).isTrue();
+            assertThat(causes).isEmpty();
+            lease.release();
+        }
+    }
 }

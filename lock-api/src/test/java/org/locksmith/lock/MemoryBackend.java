@@ -78,6 +78,8 @@ public final class MemoryBackend implements LockBackend {
     public volatile boolean parallelRenewal;
     /** Added to every grant's {@code confirmedAtNanos()}: a positive shift is a backend that claims too late a time. */
     public volatile long confirmedAtShiftNanos;
+    /** Keys whose grants report {@link BackendLease#isSuspended()}. */
+    public final Set<String> suspendedKeys = ConcurrentHashMap.newKeySet();
     /** What {@link #sessionTimeout()} answers: positive makes this a store whose sessions expire when silent. */
     public volatile Duration sessionTimeout = Duration.ZERO;
 
@@ -132,6 +134,11 @@ public final class MemoryBackend implements LockBackend {
         public long confirmedAtNanos() {
             confirmedAtHook.accept(request);
             return confirmedAt + confirmedAtShiftNanos;
+        }
+
+        @Override
+        public boolean isSuspended() {
+            return suspendedKeys.contains(key);
         }
 
         @Override

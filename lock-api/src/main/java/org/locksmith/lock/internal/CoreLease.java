@@ -97,7 +97,7 @@ final class CoreLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return isHeld() && System.nanoTime() - validUntilNanos < 0;
+        return isHeld() && System.nanoTime() - validUntilNanos < 0 && !backendLease.isSuspended();
     }
 
     boolean isHeld() {

@@ -19,6 +19,17 @@ public interface BackendLease {
     long confirmedAtNanos();
 
     /**
+     * True while the backend cannot prove this lease held for a while but has not lost it, such as a session-bound
+     * store's connection that dropped and may come back within the session: the lease is then not {@linkplain
+     * org.locksmith.lock.LockLease#isValid() valid}, and turns valid again once this returns false (if its time has
+     * not run out meanwhile; then it is lost). A backend that reports every doubt as a loss never returns true.
+     * Called from any thread, on every {@code isValid()}: keep it a field read.
+     */
+    default boolean isSuspended() {
+        return false;
+    }
+
+    /**
      * Extends this lease by the backend's lease time. Called only when {@link LockBackend#renewInterval()} is
      * positive; backends that renew many leases in one round trip override {@link LockBackend#renew} instead.
      *
