@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -234,18 +237,20 @@ class RunFaultsTest {
     }
 
     /**
-     * ZooKeeper: the holder's connection dropped by a server restart. The backend treats a suspended connection as
-     * a lost lock (it can no longer prove it holds it), so the command is stopped even though the session may
-     * survive.
+     * ZooKeeper: the holder's lock node deleted behind its back (an operator, a clean-up script). The holder's watch
+     * reports the loss, and the command is stopped.
      */
     @Test
-    void lockLostWhenZooKeeperConnectionDrops() throws Exception {
-        try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper()) {
+    void lockLostWhenZooKeeperNodeIsDeleted() throws Exception {
+        try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper();
+                CuratorFramework admin =
+                        CuratorFrameworkFactory.newClient(zk.connectString(), new RetryNTimes(20, 100))) {
+            admin.start();
             String url = "zookeeper://" + zk.connectString() + "/locksmith-cli-lost?sessionTimeoutMs=2000";
             String key = "job";
             Path family = Files.createDirectory(dir.resolve("family"));
             try (Cli cli = startFamily(family, "true", "--url", url, "--key", key, "--grace", "2s")) {
-                zk.restart();
+                admin.delete().deletingChildrenIfNeeded().forPath("/locksmith-cli-lost/" + key);
                 assertThat(cli.await(LIMIT)).as("%s", cli).isEqualTo(ExitStatus.LOCK_LOST);
                 assertThat(cli.err()).contains("lost the lock 'job'").contains("the command was terminated");
                 assertFamilyStopped(family);

@@ -17,9 +17,9 @@ import org.locksmith.lock.zookeeper.internal.ZooKeeperSettings;
  * <p>Semantics (see the module README): each acquire creates an ephemeral sequential node under a container node
  * per key; the lowest sequence holds; each waiter watches only its predecessor, so waiters are granted in arrival
  * order, one wake-up per release. The fencing token is the holder node's {@code czxid}, which only rises, also
- * across server restarts and leader changes. A lease is bound to the client's session: it turns invalid, and its
- * {@code onLost} listeners fire, as soon as the connection is SUSPENDED or the session LOST, and stays invalid
- * after a reconnection.
+ * across server restarts and leader changes. A lease is bound to the client's session: it is invalid while the
+ * connection is SUSPENDED, valid again once its node is proved alive in the same session after the reconnection,
+ * and lost (its {@code onLost} listeners fire) when the session ends or its node is gone.
  */
 public final class ZooKeeperLocks {
     private ZooKeeperLocks() {}

@@ -38,18 +38,6 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         return "127.0.0.1:" + server.getPort();
     }
 
-    /**
-     * Restarts the server on the same port and data: every client loses its connection for a moment (their
-     * sessions survive if they reconnect within the session timeout). Returns when it serves again.
-     */
-    public void restart() {
-        try {
-            server.restart();
-        } catch (Exception e) {
-            throw new IllegalStateException("could not restart the in-process ZooKeeper server: " + e.getMessage(), e);
-        }
-    }
-
     /** Stops the server and deletes its data; idempotent. */
     @Override
     public void close() {

@@ -64,6 +64,9 @@ final class LockNode implements BackendLease, Watcher {
     /** The predecessor this waiting node is registered with in {@link Predecessors}; null if none. */
     volatile String watching;
 
+    /** True while the connection is suspended and the node not proved again since ({@link #isSuspended()}). */
+    private volatile boolean suspended;
+
     private volatile long confirmedAtNanos;
     /**
      * Set when an interrupt reached a wait of a request that is not interruptible ({@code Lock.lock()}): the wait
@@ -217,6 +220,19 @@ final class LockNode implements BackendLease, Watcher {
                 // released or abandoned: a late watch from the wait, nothing to do
             }
         }
+    }
+
+    void suspend() {
+        suspended = true;
+    }
+
+    void resume() {
+        suspended = false;
+    }
+
+    @Override
+    public boolean isSuspended() {
+        return suspended;
     }
 
     @Override

@@ -39,13 +39,14 @@ import org.locksmith.lock.spi.RenewalReport;
  * fencing token) and one {@code getChildren} (which also arms the watch that detects the node being deleted behind
  * the holder's back); the release is one {@code delete}. That is what Curator's {@code InterProcessMutex} spends.
  *
- * <p>Connection states: SUSPENDED and LOST make every held lease lost. A holder cannot prove it holds while it
- * cannot talk to ZooKeeper (its session may expire any moment and another client be granted), and the core's lease
- * has no way back from lost, so RECONNECTED does not restore it; releasing such a lease still deletes its node if
- * the session survived, so that the next waiter is granted at once, also when the release itself cannot reach
- * ZooKeeper within the connection timeout (the delete is then left to Curator, which sends it on reconnection).
- * Waiters keep their place across a suspension and look again on RECONNECTED, until their deadline or the end of
- * their session ({@link #awaitReconnection}); a waiter whose node vanished (session expired) queues again.
+ * <p>Connection states: SUSPENDED makes every held lease invalid ({@link LockNode#isSuspended()}) but not lost: its
+ * session may expire any moment and another client be granted, so it cannot be proved, yet the session and its
+ * nodes usually survive a follower restart, a leader election or a network blip. On RECONNECTED each hold is
+ * valid again once one {@code exists} shows its node alive in this same session, and lost if it is not; LOST (the
+ * session ended) makes every held lease lost. Safety does not depend on the listener: a lease is never valid past
+ * the last proof of its session plus the session timeout ({@link #renew}). Waiters keep their place across a
+ * suspension and look again on RECONNECTED, until their deadline or the end of their session ({@link
+ * #awaitReconnection}); a waiter whose node vanished (session expired) queues again.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final System.Logger LOG = System.getLogger("org.locksmith.lock.zookeeper");
@@ -68,7 +69,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final Predecessors predecessors = new Predecessors();
     private final IdleParents idleParents;
     /**
-     * Counts SUSPENDED/LOST transitions, so that a grant racing with one is reported lost. Incremented before the
+     * Counts SUSPENDED/LOST transitions, so that a grant racing with one is suspended and proved again. Incremented before the
      * listener sweeps {@link #held}; a grant reads it before its getChildren is sent and checks it after the node is
      * held.
      */
@@ -606,9 +607,14 @@ public final class ZooKeeperLockBackend implements LockBackend {
             // a waiter's: it was the holder's only way to learn that its node is deleted behind its back. Arm one.
             checkHeldInBackground(node);
         }
-        if (disconnections.get() != disconnectionsBefore) {
-            // The connection was suspended while the grant was in flight; the listener may have missed this node.
-            lost(node, "the connection to ZooKeeper was suspended as it was granted");
+        long suspensions = disconnections.get();
+        if (suspensions != disconnectionsBefore) {
+            // The connection was suspended while the grant was in flight, and the listener may have missed this
+            // node: suspend it and prove it now if connected again (a later RECONNECTED finds it held).
+            node.suspend();
+            if (isConnected()) {
+                proveAfterReconnection(node, suspensions);
+            }
         }
         return node;
     }
@@ -841,27 +847,66 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     private void connectionChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
-            case SUSPENDED, LOST -> {
+            case SUSPENDED -> {
                 disconnections.incrementAndGet();
-                if (state == ConnectionState.LOST) {
-                    sessionEnds.incrementAndGet(); // before the waiters are woken below
-                }
+                // The session may expire any moment and another client be granted: the leases cannot be proved,
+                // so they are invalid, but not lost: the session and the nodes may well survive (a follower
+                // restart, a leader election, a network blip). RECONNECTED proves them again.
+                held.forEach(LockNode::suspend);
+            }
+            case LOST -> {
+                disconnections.incrementAndGet();
+                sessionEnds.incrementAndGet(); // before the waiters are woken below
                 for (LockNode node : held) {
                     lost(
                             node,
-                            "the connection to ZooKeeper at " + where + " is " + state
-                                    + (state == ConnectionState.LOST
-                                            ? " (the session expired: its node is gone)"
-                                            : " (the session may expire and another client be granted)"));
+                            "the ZooKeeper session at " + where + " ended (expired, or no connection for a"
+                                    + " session timeout): its node is gone");
                 }
-                if (state == ConnectionState.LOST) {
-                    waiting.forEach(LockNode::wake);
-                }
+                waiting.forEach(LockNode::wake);
             }
-            case RECONNECTED -> waiting.forEach(LockNode::wake);
+            case RECONNECTED -> {
+                long suspensions = disconnections.get();
+                held.forEach(node -> proveAfterReconnection(node, suspensions));
+                waiting.forEach(LockNode::wake);
+            }
             default -> {
                 // CONNECTED (first connection) and READ_ONLY (never requested) need nothing
             }
+        }
+    }
+
+    /**
+     * After a reconnection, a suspended hold is valid again once its node is proved to exist in this very session
+     * (one background {@code exists}, which also watches the node again); a node that is gone, or that belongs to
+     * another session, is lost. If the connection drops again before the answer, the next reconnection decides;
+     * if none comes in time, the lease's validity runs out and the core reports it lost.
+     */
+    private void proveAfterReconnection(LockNode node, long suspensions) {
+        String path = node.path;
+        if (path == null || node.state != LockNode.State.HELD) {
+            return;
+        }
+        try {
+            long session = curator.getZookeeperClient().getZooKeeper().getSessionId();
+            curator.checkExists()
+                    .usingWatcher(node)
+                    .inBackground((client, event) -> {
+                        int rc = event.getResultCode();
+                        Stat stat = event.getStat();
+                        if (rc == KeeperException.Code.NONODE.intValue()) {
+                            lost(node, "its node " + path + " was deleted while the connection was down");
+                        } else if (rc == KeeperException.Code.OK.intValue()
+                                && (stat.getEphemeralOwner() != node.ephemeralOwner
+                                        || node.ephemeralOwner != session)) {
+                            lost(node, "its node " + path + " belongs to another ZooKeeper session than this one");
+                        } else if (rc == KeeperException.Code.OK.intValue() && disconnections.get() == suspensions) {
+                            node.resume();
+                        }
+                    })
+                    .forPath(path);
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not check lock node " + path + " after reconnecting: " + e);
         }
     }
 
