@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -15,8 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockException;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
 import redis.clients.jedis.Jedis;
 
@@ -360,6 +367,79 @@ class RedisPrivateServerTest {
                 locks.lock("outage").tryAcquire().orElseThrow().release();
                 return true;
             });
+        }
+    }
+
+    /**
+     * Cancellation on a stalled server: waiters whose deadline passes while Redis answers nothing each return within
+     * their deadline plus {@code timeoutMs} (plus the 250 ms allowed for a server tick), not in turns of the few
+     * threads that send cancel signals (each signal then takes {@code timeoutMs} to fail: k waiters used to return at
+     * the deadline + ceil(k/4) x timeoutMs), and not after a further {@code timeoutMs} spent closing their broken
+     * connection.
+     */
+    @Test
+    void waitersOnAStalledServerEachReturnWithinTheirDeadlinePlusTheTimeout() throws Exception {
+        int waiters = 12;
+        long deadlineMs = 1_000;
+        long timeoutMs = 500;
+        try (LockClient holder = open("leaseMs=30000");
+                LockClient waiting = open("leaseMs=30000&timeoutMs=" + timeoutMs)) {
+            LockLease held = holder.lock("stalled-waiters").tryAcquire().orElseThrow();
+            ExecutorService threads = Executors.newFixedThreadPool(waiters);
+            try {
+                List<Future<Long>> took = new ArrayList<>();
+                for (int i = 0; i < waiters; i++) {
+                    took.add(threads.submit(() -> {
+                        long start = System.nanoTime();
+                        try {
+                            waiting.lock("stalled-waiters")
+                                    .acquire(Duration.ofMillis(deadlineMs))
+                                    .release();
+                        } catch (LockException expected) {
+                            // timed out, or failed on the stalled server: either way, when is what counts
+                        }
+                        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    }));
+                }
+                Thread.sleep(300); // the waiters block in BLPOP by now
+                redis.pause();
+                long slowest = 0;
+                try {
+                    for (Future<Long> f : took) {
+                        slowest = Math.max(slowest, f.get(20, TimeUnit.SECONDS));
+                    }
+                } finally {
+                    redis.resume();
+                }
+                System.out.printf(
+                        "[redis] %d waiters, deadline %d ms, stalled server, timeoutMs %d: slowest returned after %d ms%n",
+                        waiters, deadlineMs, timeoutMs, slowest);
+                assertThat(slowest).isLessThan(deadlineMs + timeoutMs + 250 + 400);
+            } finally {
+                threads.shutdownNow();
+            }
+            held.release();
+        }
+    }
+
+    /**
+     * A server may answer a timed-out BLPOP at its next look at blocked clients, up to a server tick late (here
+     * {@code hz 5}: 200 ms): a command timeout below that must not fail a healthy wait on its socket, with a
+     * LockBackendException instead of a timeout. (Redis 7.0.15 and 6.2 answered on time here; the allowance is for
+     * servers that answer at their tick.)
+     */
+    @Test
+    void aCommandTimeoutBelowAServerTickDoesNotFailHealthyWaits() throws Exception {
+        try (PrivateRedis slowTick = PrivateRedis.start("--hz", "5");
+                LockClient holder = Locks.open(slowTick.url() + "?leaseMs=30000");
+                LockClient locks = Locks.open(slowTick.url() + "?leaseMs=30000&timeoutMs=20")) {
+            LockLease held = holder.lock("tick").acquire(Duration.ofSeconds(1));
+            for (int i = 0; i < 5; i++) {
+                assertThatThrownBy(() -> locks.lock("tick").acquire(Duration.ofMillis(150)))
+                        .as("wait %d with a 20 ms command timeout", i)
+                        .isInstanceOf(LockTimeoutException.class);
+            }
+            held.release();
         }
     }
 }

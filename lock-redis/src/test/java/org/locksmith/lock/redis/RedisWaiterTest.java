@@ -69,6 +69,48 @@ class RedisWaiterTest extends EnvironmentRedisTest {
         }
     }
 
+    /**
+     * Two lock clients built on one application client: the half-pool cap holds for the pool, not per lock client,
+     * or their waiters together park every connection in BLPOP and the holder's renewals starve.
+     */
+    @Test
+    void twoLockClientsOnOnePoolTogetherLeaveHalfOfItFree() throws Exception {
+        String name = "shared-" + run;
+        int poolSize = 4;
+        int waitersEach = 6;
+        try (RedisClient jedis = pooledClient(node, name, poolSize, 2_000);
+                LockClient first = RedisLocks.builder()
+                        .prefix(prefix)
+                        .leaseTime(Duration.ofMillis(600))
+                        .build(jedis);
+                LockClient second = RedisLocks.builder()
+                        .prefix(prefix)
+                        .leaseTime(Duration.ofMillis(600))
+                        .build(jedis)) {
+            LockLease held = first.lock("shared").acquire(Duration.ofSeconds(1));
+            ExecutorService pool = Executors.newFixedThreadPool(2 * waitersEach);
+            List<Future<Long>> granted = new ArrayList<>();
+            for (LockClient client : List.of(first, second)) {
+                for (int i = 0; i < waitersEach; i++) {
+                    granted.add(pool.submit(() -> {
+                        try (LockLease lease = client.lock("shared").acquire(Duration.ofSeconds(30))) {
+                            return lease.fencingToken();
+                        }
+                    }));
+                }
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> blockedInBlpop(name) >= 1);
+            await().during(Duration.ofMillis(1_800))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> held.isValid() && blockedInBlpop(name) <= poolSize / 2);
+            held.release();
+            for (Future<Long> f : granted) {
+                assertThat(f.get(20, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+            }
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aPoolTooSmallToShareWithWaitersIsRejected() {
         try (RedisClient jedis = pooledClient(node, "tiny-" + run, 1, 2_000)) {

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -57,6 +58,8 @@ public final class RedisLockBackend implements LockBackend {
     private static final int CANCEL_THREADS = 4;
     /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
     private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** {@link #sharedPermits}: guarded by itself. */
+    private static final Map<Object, Semaphore> PERMITS_BY_POOL = new WeakHashMap<>();
 
     private final UnifiedJedis commands;
     private final UnifiedJedis waits;
@@ -86,17 +89,19 @@ public final class RedisLockBackend implements LockBackend {
         this.settings = settings;
         this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
         this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
-        this.waitConnections = new WaitConnections(waits);
         this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
-        this.blockingPermits = new Semaphore(blockingLimit);
+        this.blockingPermits = sharedPermits(waits, blockingLimit);
         this.canceller = cancelSignalSender(blockingLimit);
+        this.waitConnections = new WaitConnections(waits, canceller);
     }
 
     /**
-     * The threads that send cancel signals. Not the core's scheduler, which calls the cancel actions: a slow Redis
-     * must not delay its renewals and other cancellations, so a cancel action only queues its signal here and never
-     * runs it itself. At most one signal per blocked waiter is pending, so {@code blockingLimit} bounds the queue;
-     * beyond it {@link java.util.concurrent.RejectedExecutionException} is thrown, and the cancel action reports it.
+     * The threads that send cancel signals and the clean-up releases of acquires whose reply was lost, and give broken
+     * wait connections back to their pool (see {@link WaitConnections}). Not the core's
+     * threads, which call the cancel actions: a slow Redis must not delay renewals and other cancellations, so a
+     * cancel action only queues its signal here and never runs it itself, and no waiter waits for its signal to be
+     * sent. The queue is unbounded, so that no signal or clean-up is dropped under a burst of timed-out attempts; it
+     * holds at most one signal per blocked waiter and one release per failed attempt.
      */
     static ThreadPoolExecutor cancelSignalSender(int blockingLimit) {
         AtomicInteger threads = new AtomicInteger();
@@ -111,7 +116,7 @@ public final class RedisLockBackend implements LockBackend {
                 size,
                 5,
                 TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(blockingLimit),
+                new LinkedBlockingQueue<>(),
                 factory,
                 new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
@@ -135,6 +140,18 @@ public final class RedisLockBackend implements LockBackend {
                     + " larger pool or pass a separate waitClient");
         }
         return Math.min(maxBlockingWaiters, capacity / 2);
+    }
+
+    /**
+     * The permits to block in {@code BLPOP} on the pool of {@code waits}, shared by every backend on that pool: two
+     * lock clients built on one application client must not together park more of its connections than one may
+     * (each holding its own half would leave none for releases and renewals). The first backend on a pool sets the
+     * number; the pool is held weakly, so a closed client's entry goes with it.
+     */
+    private static Semaphore sharedPermits(UnifiedJedis waits, int permits) {
+        synchronized (PERMITS_BY_POOL) {
+            return PERMITS_BY_POOL.computeIfAbsent(WaitConnections.pool(waits), pool -> new Semaphore(permits));
+        }
     }
 
     /** How many threads may block in {@code BLPOP} at once (see {@link #blockingPermits}), for tests and tools. */
@@ -498,6 +515,8 @@ public final class RedisLockBackend implements LockBackend {
         private static final int BLOCKING = 1;
         private static final int SIGNALLING = 2;
         private static final int CANCELLED = 3;
+        /** The waiter returned while its signal was being sent: the sender deletes the signal if it was not taken. */
+        private static final int LEFT = 4;
 
         private final LockKeys keys;
         private final AcquireRequest request;
@@ -506,7 +525,7 @@ public final class RedisLockBackend implements LockBackend {
         /** Set by the cancel action once its signal is in Redis. */
         private volatile boolean signalled;
         /** Set by the waiter when BLPOP returned the signal, which removed it (a list of one element vanishes). */
-        private boolean signalConsumed;
+        private volatile boolean signalConsumed;
 
         Waiter(LockKeys keys, AcquireRequest request) {
             this.keys = keys;
@@ -536,6 +555,10 @@ public final class RedisLockBackend implements LockBackend {
                     admitted =
                             blockingPermits.tryAcquire(Math.min(left, LOCAL_QUEUE_SLICE_NANOS), TimeUnit.NANOSECONDS);
                 }
+                // The key may have been released while this thread queued, its wake-up taken by nobody: look at it
+                // again before blocking.
+                blockingPermits.release();
+                return false;
             }
             try {
                 long left = deadline - System.nanoTime();
@@ -585,17 +608,9 @@ public final class RedisLockBackend implements LockBackend {
             if (state.compareAndSet(BLOCKING, SIGNALLING)) {
                 try {
                     canceller.execute(this::sendSignal);
-                } catch (RejectedExecutionException e) {
+                } catch (RejectedExecutionException closing) {
+                    // Only when the client is closing: the waiter wakes at its BLPOP timeout.
                     state.set(CANCELLED);
-                    if (!canceller.isShutdown()) {
-                        // Reported by the core, which called this action; the waiter is not stuck for ever.
-                        throw new RejectedExecutionException(
-                                "Cannot signal a cancelled Redis lock waiter on key '" + keys.userKey() + "': "
-                                        + canceller.getQueue().size() + " cancel signals are queued already (is the"
-                                        + " server slow or unreachable?); the waiter gives up at its BLPOP timeout,"
-                                        + " at most its deadline or the holder's lease",
-                                e);
-                    }
                 }
             } else {
                 state.compareAndSet(IDLE, CANCELLED);
@@ -603,6 +618,7 @@ public final class RedisLockBackend implements LockBackend {
         }
 
         private void sendSignal() {
+            boolean pushed = false;
             try {
                 LockScripts.run(
                         commands,
@@ -610,20 +626,16 @@ public final class RedisLockBackend implements LockBackend {
                         LockScripts.SIGNAL_SHA,
                         List.of(cancelKey),
                         List.of(wakeTtlMillis));
+                pushed = true;
                 signalled = true;
             } catch (RuntimeException e) {
                 // The waiter wakes at its BLPOP timeout instead, at most the deadline or the holder's lease.
                 LOG.log(System.Logger.Level.DEBUG, "Could not signal a cancelled Redis lock waiter", e);
             } finally {
-                state.set(CANCELLED);
-            }
-        }
-
-        private void awaitSignalSent() {
-            // The signal is one short command on the other pool; its own socket timeout bounds this.
-            while (state.get() == SIGNALLING) {
-                Thread.onSpinWait();
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+                if (!state.compareAndSet(SIGNALLING, CANCELLED) && pushed && !signalConsumed) {
+                    // LEFT: the waiter returned meanwhile without taking the signal, and did not wait for it.
+                    deleteSignal();
+                }
             }
         }
 
@@ -641,15 +653,25 @@ public final class RedisLockBackend implements LockBackend {
             }
         }
 
-        /** Deletes a cancel signal that was pushed but not consumed, so a cancelled waiter leaves nothing behind. */
+        /**
+         * Deletes a cancel signal that was pushed but not consumed, so a cancelled waiter leaves nothing behind.
+         * Never waits for a signal still being sent (on a stalled server that takes up to {@code timeoutMs}, in turn
+         * through the few sender threads): its sender deletes it then.
+         */
         void cleanUp() {
-            awaitSignalSent();
+            if (state.compareAndSet(SIGNALLING, LEFT)) {
+                return;
+            }
             if (signalled && !signalConsumed) {
-                try {
-                    commands.del(cancelKey);
-                } catch (JedisException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "Could not delete a Redis lock cancel signal; it expires", e);
-                }
+                deleteSignal();
+            }
+        }
+
+        private void deleteSignal() {
+            try {
+                commands.del(cancelKey);
+            } catch (JedisException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Could not delete a Redis lock cancel signal; it expires", e);
             }
         }
     }

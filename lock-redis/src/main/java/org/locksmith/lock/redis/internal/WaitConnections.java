@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
@@ -19,16 +21,30 @@ import redis.clients.jedis.UnifiedJedis;
  * server that stops answering (SIGSTOP, partition) would hang the waiter for ever, past its deadline and past any
  * cancel signal (which cannot reach that server either). So the {@code BLPOP} is sent here on a connection taken from
  * the client's pool, as an ordinary command whose socket timeout is set, for this one call, to the {@code BLPOP}'s own
- * timeout plus the connection's command timeout: a dead server fails the waiter at most that slack after the timeout.
+ * timeout plus the connection's command timeout plus {@value #BLPOP_LATENESS_MILLIS} ms for a server tick: a dead
+ * server fails the waiter at most that slack after the timeout.
  */
 final class WaitConnections {
     /** Slack used when the application's connections have no read timeout at all (0 = infinite in Jedis). */
     static final int DEFAULT_SLACK_MILLIS = 2_000;
+    /**
+     * How late a healthy server may answer a {@code BLPOP} whose timeout passed: it looks at blocked clients once per
+     * server tick (100 ms at the default {@code hz 10}). Added to the socket timeout, so that a command timeout below
+     * a tick does not fail healthy waits.
+     */
+    static final int BLPOP_LATENESS_MILLIS = 250;
 
     private final UnifiedJedis client;
+    private final Executor closer;
 
-    WaitConnections(UnifiedJedis client) {
+    /**
+     * @param closer where a broken connection is given back to its pool: commons-pool 2.13 replaces an invalidated
+     *     connection at once, on the returning thread, which on a stalled server costs that thread a whole
+     *     command timeout more
+     */
+    WaitConnections(UnifiedJedis client, Executor closer) {
         this.client = client;
+        this.closer = closer;
         if (!(client instanceof RedisClient) && !isCluster(client)) {
             throw new IllegalArgumentException("Redis lock waiters need a pooled client whose connections they can"
                     + " time out one BLPOP at a time: a RedisClient, RedisClusterClient or JedisCluster, not "
@@ -61,6 +77,11 @@ final class WaitConnections {
         return capacity;
     }
 
+    /** The object whose connections {@code client}'s waiters block: its pool, or the cluster client's node pools. */
+    static Object pool(UnifiedJedis client) {
+        return client instanceof RedisClient rc ? rc.getPool() : client;
+    }
+
     private static int bounded(int maxTotal) {
         return maxTotal < 0 ? Integer.MAX_VALUE : maxTotal;
     }
@@ -82,7 +103,7 @@ final class WaitConnections {
         try {
             int commandTimeout = connection.getSoTimeout();
             int slack = commandTimeout > 0 ? commandTimeout : DEFAULT_SLACK_MILLIS;
-            connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + slack));
+            connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + slack + BLPOP_LATENESS_MILLIS));
             try {
                 // Not marked blocking: Jedis would switch to its (infinite) blocking socket timeout.
                 Object reply =
@@ -101,6 +122,20 @@ final class WaitConnections {
                 }
             }
         } finally {
+            giveBack(connection);
+        }
+    }
+
+    /** Returns {@code connection} to its pool, a broken one from the {@code closer} (see the constructor). */
+    private void giveBack(Connection connection) {
+        if (!connection.isBroken()) {
+            connection.close();
+            return;
+        }
+        connection.disconnect(); // the socket goes now, whatever the pool does
+        try {
+            closer.execute(connection::close);
+        } catch (RejectedExecutionException closing) {
             connection.close();
         }
     }
