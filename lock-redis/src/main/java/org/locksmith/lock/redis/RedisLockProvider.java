@@ -23,6 +23,8 @@ import org.locksmith.lock.spi.LockUrl;
  *       more waiters queue locally
  *   <li>{@code database=0} (or the path {@code /0}); {@code clientName=locksmith} (shown by {@code CLIENT LIST})
  *   <li>{@code cluster=false} unless several hosts are given
+ *   <li>{@code evictionCheck=warn} what opening does if a server may evict lock keys ({@code maxmemory} set and
+ *       {@code maxmemory-policy} not {@code noeviction}): {@code warn}, {@code refuse} or {@code ignore}
  * </ul>
  *
  * Unknown parameters are rejected. {@link #open} pings the server, so a wrong port, host or password fails at once

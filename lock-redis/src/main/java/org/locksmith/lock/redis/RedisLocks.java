@@ -45,6 +45,21 @@ public final class RedisLocks {
         return builder().build(jedis);
     }
 
+    /**
+     * What opening a client does when Redis may evict lock keys: {@code maxmemory} is set and {@code
+     * maxmemory-policy} is not {@code noeviction}. Every lock hash has an expiry, so {@code volatile-*} policies
+     * evict it as readily as {@code allkeys-*}: an evicted hash frees the lock for another owner while its holder
+     * still sees {@code isValid()} true until its next renewal.
+     */
+    public enum EvictionCheck {
+        /** Log a warning naming the setting (the default). */
+        WARN,
+        /** Refuse to open, with a {@link org.locksmith.lock.LockBackendException} naming the setting. */
+        REFUSE,
+        /** Do not look (for servers that refuse {@code CONFIG GET}, such as some managed services). */
+        IGNORE
+    }
+
     /** A builder for the rarer settings. */
     public static Builder builder() {
         return new Builder();
@@ -58,6 +73,7 @@ public final class RedisLocks {
         private UnifiedJedis waitClient;
         private String address = "a Jedis client given by the application";
         private boolean closeClients;
+        private EvictionCheck evictionCheck = EvictionCheck.WARN;
 
         private Builder() {}
 
@@ -104,6 +120,12 @@ public final class RedisLocks {
             return this;
         }
 
+        /** What to do if the server may evict lock keys (default {@link EvictionCheck#WARN}). */
+        public Builder evictionCheck(EvictionCheck evictionCheck) {
+            this.evictionCheck = Objects.requireNonNull(evictionCheck, "evictionCheck");
+            return this;
+        }
+
         /** A description of the server for error messages, such as {@code redis-1.internal:6379}. */
         public Builder address(String address) {
             this.address = Objects.requireNonNull(address, "address");
@@ -116,7 +138,8 @@ public final class RedisLocks {
          * @throws IllegalArgumentException if a setting is out of range, if the client that waits (the {@link
          *     #waitClient}, else {@code jedis}) is not a {@code RedisClient}, {@code RedisClusterClient} or {@code
          *     JedisCluster}, or if waits share a pool of a single connection with the short commands
-         * @throws org.locksmith.lock.LockBackendException if the server does not answer
+         * @throws org.locksmith.lock.LockBackendException if the server does not answer, or may evict lock keys and
+         *     the {@link #evictionCheck} is {@link EvictionCheck#REFUSE}
          */
         public LockClient build(UnifiedJedis jedis) {
             Objects.requireNonNull(jedis, "jedis");
@@ -126,7 +149,7 @@ public final class RedisLocks {
                     !closeClients ? List.of() : waits == jedis ? List.of(jedis) : List.of(jedis, waits);
             RedisLockBackend backend = new RedisLockBackend(jedis, waits, owned, settings);
             try {
-                backend.verify();
+                backend.verify(evictionCheck);
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

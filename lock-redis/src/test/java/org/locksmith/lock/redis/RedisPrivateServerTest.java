@@ -423,6 +423,39 @@ class RedisPrivateServerTest {
     }
 
     /**
+     * A server that may evict keys under memory pressure may delete a held lock: opening a client says so (warn, the
+     * default), refuses ({@code evictionCheck=refuse}) or does not look ({@code ignore}).
+     */
+    @Test
+    void aServerThatMayEvictLockKeysIsReportedOrRefusedAtOpen() throws Exception {
+        try (Jedis admin = redis.jedis()) {
+            admin.configSet("maxmemory", "100mb");
+            admin.configSet("maxmemory-policy", "volatile-lru");
+            try {
+                assertThatThrownBy(() -> open("evictionCheck=refuse"))
+                        .isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining("maxmemory-policy volatile-lru")
+                        .hasMessageContaining("noeviction");
+                try (LockClient warned = open("leaseMs=30000");
+                        LockClient ignoring = open("evictionCheck=ignore")) {
+                    warned.lock("evicting").tryAcquire().orElseThrow().release();
+                    ignoring.lock("evicting").tryAcquire().orElseThrow().release();
+                }
+                admin.configSet("maxmemory-policy", "noeviction");
+                try (LockClient safe = open("evictionCheck=refuse")) {
+                    safe.lock("evicting").tryAcquire().orElseThrow().release();
+                }
+            } finally {
+                admin.configSet("maxmemory", "0");
+                admin.configSet("maxmemory-policy", "noeviction");
+            }
+        }
+        assertThatThrownBy(() -> open("evictionCheck=sometimes"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("warn, refuse or ignore");
+    }
+
+    /**
      * A server may answer a timed-out BLPOP at its next look at blocked clients, up to a server tick late (here
      * {@code hz 5}: 200 ms): a command timeout below that must not fail a healthy wait on its socket, with a
      * LockBackendException instead of a timeout. (Redis 7.0.15 and 6.2 answered on time here; the allowance is for

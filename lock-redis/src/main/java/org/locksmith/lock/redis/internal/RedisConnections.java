@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.redis.RedisLocks;
 import org.locksmith.lock.spi.LockUrl;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -31,6 +33,7 @@ public final class RedisConnections {
     public static final String DATABASE = "database";
     public static final String CLIENT_NAME = "clientName";
     public static final String CLUSTER = "cluster";
+    public static final String EVICTION_CHECK = "evictionCheck";
 
     /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
     public static final Set<String> PARAMETERS = Set.of(
@@ -42,7 +45,8 @@ public final class RedisConnections {
             WAIT_POOL_SIZE,
             DATABASE,
             CLIENT_NAME,
-            CLUSTER);
+            CLUSTER,
+            EVICTION_CHECK);
 
     public static final int DEFAULT_PORT = 6379;
 
@@ -67,6 +71,16 @@ public final class RedisConnections {
         if (!clientName.matches("[\\x21-\\x7e]{1,64}")) {
             throw new IllegalArgumentException("Lock URL " + url + ": parameter " + CLIENT_NAME + "='" + clientName
                     + "' must be 1 to 64 printable ASCII characters without spaces (Redis CLIENT SETNAME)");
+        }
+        RedisLocks.EvictionCheck evictionCheck;
+        String check = url.parameter(EVICTION_CHECK, "warn");
+        try {
+            evictionCheck = RedisLocks.EvictionCheck.valueOf(check.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + ": parameter " + EVICTION_CHECK + "='" + check
+                            + "' must be warn, refuse or ignore",
+                    e);
         }
         if (url.hosts().isEmpty()) {
             throw new IllegalArgumentException(
@@ -109,7 +123,7 @@ public final class RedisConnections {
             UnifiedJedis waits = client(cluster, hosts, commandConfig, pool(waitPoolSize, timeout), timeout);
             owned.add(waits);
             RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
-            backend.verify();
+            backend.verify(evictionCheck);
             return backend;
         } catch (JedisException e) {
             closeAll(owned);

@@ -19,11 +19,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.redis.RedisLocks;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.RenewalReport;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -31,6 +34,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * The Redis backend: a hash per key with a {@code PEXPIRE} lease, changed only by {@link LockScripts}; waiters block
@@ -159,8 +163,11 @@ public final class RedisLockBackend implements LockBackend {
         return blockingLimit;
     }
 
-    /** Checks that the store answers (and, on standalone servers, loads the scripts) so a bad URL fails at open. */
-    public void verify() {
+    /**
+     * Checks that the store answers (and, on standalone servers, loads the scripts) so a bad URL fails at open, and
+     * whether it may evict lock keys ({@link #checkEviction}).
+     */
+    public void verify(RedisLocks.EvictionCheck evictionCheck) {
         try {
             if (cluster) {
                 commands.exists(LockKeys.of(settings.prefix(), "ping").hash());
@@ -175,6 +182,57 @@ public final class RedisLockBackend implements LockBackend {
             }
         } catch (JedisException e) {
             throw failure("is not reachable or refused the connection", e);
+        }
+        checkEviction(evictionCheck);
+    }
+
+    /**
+     * Looks at {@code maxmemory} and {@code maxmemory-policy} on every server that holds locks (each master of a
+     * cluster): with a memory limit, any policy but {@code noeviction} may evict a held lock's hash (each has an
+     * expiry, so {@code volatile-*} policies take it as readily as {@code allkeys-*}), which frees the lock for
+     * another owner while its holder's lease looks valid until its next renewal.
+     */
+    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
+    private void checkEviction(RedisLocks.EvictionCheck check) {
+        if (check == RedisLocks.EvictionCheck.IGNORE) {
+            return;
+        }
+        Map<String, Pool<Connection>> nodes = new LinkedHashMap<>();
+        if (commands instanceof JedisCluster jc) {
+            nodes.putAll(jc.getClusterNodes());
+        } else if (commands instanceof RedisClusterClient rcc) {
+            nodes.putAll(rcc.getClusterNodes());
+        } else if (commands instanceof RedisClient rc) {
+            nodes.put(settings.address(), rc.getPool());
+        }
+        for (Map.Entry<String, Pool<Connection>> node : nodes.entrySet()) {
+            Map<String, String> config;
+            try (Connection connection = node.getValue().getResource()) {
+                config = new Jedis(connection).configGet("maxmemory*");
+            } catch (JedisException e) {
+                String why = "Could not check whether Redis at " + node.getKey() + " may evict lock keys (CONFIG GET"
+                        + " maxmemory*: " + e.getMessage() + "); set " + RedisConnections.EVICTION_CHECK
+                        + "=ignore if its eviction policy is known to be noeviction";
+                if (check == RedisLocks.EvictionCheck.REFUSE) {
+                    throw new LockBackendException(why, e);
+                }
+                LOG.log(System.Logger.Level.WARNING, why);
+                continue;
+            }
+            String maxmemory = config.getOrDefault("maxmemory", "0");
+            String policy = config.getOrDefault("maxmemory-policy", "noeviction");
+            if (maxmemory.equals("0") || policy.equals("noeviction")) {
+                continue;
+            }
+            String why = "Redis at " + node.getKey() + " may evict lock keys (maxmemory " + maxmemory
+                    + ", maxmemory-policy " + policy + "): an evicted lock is free for another owner while its holder"
+                    + " still sees isValid() true until its next renewal. Set maxmemory-policy noeviction (or"
+                    + " maxmemory 0) on the servers that hold locks, or open with " + RedisConnections.EVICTION_CHECK
+                    + "=ignore";
+            if (check == RedisLocks.EvictionCheck.REFUSE) {
+                throw new LockBackendException(why);
+            }
+            LOG.log(System.Logger.Level.WARNING, why);
         }
     }
 
