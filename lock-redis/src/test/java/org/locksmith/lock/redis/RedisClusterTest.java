@@ -245,4 +245,56 @@ class RedisClusterTest {
             }
         }
     }
+
+    /**
+     * While a slot migrates, Redis answers TRYAGAIN to a multi-key script whose keys are split between the two nodes
+     * (here the lock's hash moved, its wake-up list not yet). A release then waits for the migration to end, with
+     * back-off, instead of failing and leaving the key locked until its lease ends.
+     */
+    @Test
+    void aReleaseRetriesTryAgainWhileItsSlotMigrates() throws Exception {
+        String prefix = "tryagain:";
+        try (LockClient holder = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix);
+                LockClient other = Locks.open(cluster.url() + "&leaseMs=30000&prefix=" + prefix)) {
+            String key = keyOnNode(prefix, 0, "tryagain-"); // a slot no other test moves
+            org.locksmith.lock.redis.internal.LockKeys keys =
+                    org.locksmith.lock.redis.internal.LockKeys.of(prefix, key);
+            LockLease held = holder.lock(key).acquire(Duration.ofSeconds(1));
+            HostAndPort from = cluster.nodeList().get(0);
+            HostAndPort to = cluster.nodeList().get(1);
+            java.util.concurrent.ScheduledExecutorService later =
+                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+            try (Jedis source = RedisTckSupport.admin(from);
+                    Jedis target = RedisTckSupport.admin(to)) {
+                int slot = keys.slot();
+                String targetId = target.clusterMyId();
+                target.clusterSetSlotImporting(slot, source.clusterMyId());
+                source.clusterSetSlotMigrating(slot, targetId);
+                source.migrate(to.getHost(), to.getPort(), keys.hash(), 0, 5_000);
+                long migrationEndsMs = 600;
+                later.schedule(
+                        () -> {
+                            for (HostAndPort n : cluster.nodeList()) {
+                                try (Jedis j = RedisTckSupport.admin(n)) {
+                                    j.clusterSetSlotNode(slot, targetId);
+                                }
+                            }
+                        },
+                        migrationEndsMs,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                long start = System.nanoTime();
+                held.release();
+                long took = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.printf(
+                        "[redis] release during a slot migration: %d ms (migration ended at %d ms)%n",
+                        took, migrationEndsMs);
+                assertThat(took).isGreaterThanOrEqualTo(migrationEndsMs - 100);
+            } finally {
+                later.shutdown();
+            }
+            try (LockLease next = other.lock(key).tryAcquire().orElseThrow()) {
+                assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        }
+    }
 }

@@ -32,6 +32,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 import redis.clients.jedis.util.Pool;
@@ -58,6 +59,8 @@ public final class RedisLockBackend implements LockBackend {
             LockFeature.LOSS_DETECTION));
     /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
     private static final int RENEW_BATCH = 500;
+    /** How long a script answered with {@code TRYAGAIN} (slot migration in progress) is sent again, with back-off. */
+    static final long TRY_AGAIN_MILLIS = 2_000;
     /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
     private static final int CANCEL_THREADS = 4;
     /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
@@ -452,10 +455,29 @@ public final class RedisLockBackend implements LockBackend {
     /**
      * Runs a script on the command pool. A connection the server closed (CLIENT KILL, restart) fails at its next
      * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, a release
-     * recognizes its own earlier release by the record it leaves, see {@link LockScripts#RELEASE}), so the call is retried once on a
-     * fresh connection after the pool's idle, equally dead, connections are dropped.
+     * recognizes its own earlier release by the record it leaves, see {@link LockScripts#RELEASE}), so the call is
+     * retried once on a fresh connection after the pool's idle, equally dead, connections are dropped. A script
+     * answered with {@code TRYAGAIN} (its slot is being migrated and its keys are split between the two nodes) is
+     * sent again with back-off until the migration moved them, for up to {@value #TRY_AGAIN_MILLIS} ms.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
+        long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TRY_AGAIN_MILLIS);
+        long backOffMillis = 5;
+        while (true) {
+            try {
+                return runOnce(script, sha, keys, args);
+            } catch (LockBackendException e) {
+                if (!(e.getCause() instanceof JedisDataException d && isTryAgain(d))
+                        || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backOffMillis) - giveUpAt > 0) {
+                    throw e;
+                }
+            }
+            sleepQuietly(backOffMillis);
+            backOffMillis = Math.min(100, backOffMillis * 2);
+        }
+    }
+
+    private Object runOnce(String script, String sha, List<String> keys, List<String> args) {
         try {
             return LockScripts.run(commands, script, sha, keys, args);
         } catch (JedisException e) {
@@ -468,6 +490,20 @@ public final class RedisLockBackend implements LockBackend {
             } catch (JedisException again) {
                 throw failure("failed", again);
             }
+        }
+    }
+
+    /** {@code TRYAGAIN}: a multi-key command on a slot being migrated, its keys split between the nodes. */
+    static boolean isTryAgain(JedisDataException e) {
+        return String.valueOf(e.getMessage()).startsWith("TRYAGAIN");
+    }
+
+    /** Sleeps for a back-off; an interrupt ends the sleep and stays set. */
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
