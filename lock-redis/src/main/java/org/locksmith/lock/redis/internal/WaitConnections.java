@@ -13,6 +13,7 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Where a waiter gets the connection for one {@code BLPOP}, and how many waiters a client's pool can carry.
@@ -134,9 +135,18 @@ final class WaitConnections {
         }
         connection.disconnect(); // the socket goes now, whatever the pool does
         try {
-            closer.execute(connection::close);
+            closer.execute(() -> closeQuietly(connection));
         } catch (RejectedExecutionException closing) {
+            closeQuietly(connection);
+        }
+    }
+
+    /** Gives a broken connection back; the pool's replacement may fail to connect (server down), which is fine. */
+    private static void closeQuietly(Connection connection) {
+        try {
             connection.close();
+        } catch (JedisException e) {
+            // "Could not return the broken resource": the replacement could not connect; the next borrow retries
         }
     }
 
