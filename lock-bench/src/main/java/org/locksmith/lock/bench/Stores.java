@@ -1,15 +1,10 @@
 package org.locksmith.lock.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,6 +19,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -291,21 +288,15 @@ public final class Stores implements AutoCloseable {
     public String fourLetterWord(String word) {
         String host = zookeeperConnect.substring(0, zookeeperConnect.lastIndexOf(':'));
         int port = Integer.parseInt(zookeeperConnect.substring(zookeeperConnect.lastIndexOf(':') + 1));
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 2000);
-            socket.setSoTimeout(2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            String answer = FourLetterWordMain.send4LetterWord(host, port, word, false, 2000);
             if (answer.contains("is not executed because it is not in the whitelist")) {
                 throw new IllegalStateException("ZooKeeper at " + zookeeperConnect + " refuses '" + word
                         + "': allow it with 4lw.commands.whitelist=srvr (the bench counts requests with it)");
             }
             return answer;
-        } catch (IOException e) {
-            throw new UncheckedIOException(
+        } catch (IOException | X509Exception.SSLContextException e) {
+            throw new IllegalStateException(
                     "ZooKeeper at " + zookeeperConnect + " does not answer '" + word
                             + "': set LOCKSMITH_TEST_ZOOKEEPER_URL or leave it unset for a server started by the run",
                     e);

@@ -1,17 +1,14 @@
 package org.locksmith.lock.zookeeper;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
 
 /**
  * A private three-server ensemble in this JVM (curator-test {@link TestingCluster}) with a 200 ms tick: sessions of
@@ -101,15 +98,9 @@ final class EmbeddedEnsemble implements AutoCloseable {
     }
 
     private static String srvr(InstanceSpec spec) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 1000);
-            socket.setSoTimeout(1000);
-            OutputStream out = socket.getOutputStream();
-            out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        try {
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr", false, 1000);
+        } catch (IOException | X509Exception.SSLContextException e) {
             return "";
         }
     }

@@ -2,19 +2,16 @@ package org.locksmith.lock.zookeeper;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.ZooKeeperServerEmbeddedAdapter;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
 import org.apache.zookeeper.server.DataNode;
 import org.apache.zookeeper.server.ZooKeeperServer;
 
@@ -163,16 +160,12 @@ final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** The answer of a four-letter word such as {@code srvr} or {@code mntr}. */
     String fourLetterWord(String word) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 2000);
-            socket.setSoTimeout(2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), word, false, 2000);
         } catch (IOException e) {
             throw new UncheckedIOException("four-letter word " + word + " failed", e);
+        } catch (X509Exception.SSLContextException e) {
+            throw new IllegalStateException("four-letter word " + word + " failed", e);
         }
     }
 
