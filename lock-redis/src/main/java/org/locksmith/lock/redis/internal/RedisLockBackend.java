@@ -25,7 +25,6 @@ import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.RenewalReport;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
@@ -195,20 +194,12 @@ public final class RedisLockBackend implements LockBackend {
      * expiry, so {@code volatile-*} policies take it as readily as {@code allkeys-*}), which frees the lock for
      * another owner while its holder's lease looks valid until its next renewal.
      */
-    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
     private void checkEviction(RedisLocks.EvictionCheck check) {
         if (check == RedisLocks.EvictionCheck.IGNORE) {
             return;
         }
-        Map<String, Pool<Connection>> nodes = new LinkedHashMap<>();
-        if (commands instanceof JedisCluster jc) {
-            nodes.putAll(jc.getClusterNodes());
-        } else if (commands instanceof RedisClusterClient rcc) {
-            nodes.putAll(rcc.getClusterNodes());
-        } else if (commands instanceof RedisClient rc) {
-            nodes.put(settings.address(), rc.getPool());
-        }
-        for (Map.Entry<String, Pool<Connection>> node : nodes.entrySet()) {
+        for (Map.Entry<String, Pool<Connection>> node :
+                WaitConnections.nodePools(commands, settings.address()).entrySet()) {
             Map<String, String> config;
             try (Connection connection = node.getValue().getResource()) {
                 config = new Jedis(connection).configGet("maxmemory*");
@@ -461,17 +452,23 @@ public final class RedisLockBackend implements LockBackend {
      * sent again with back-off until the migration moved them, for up to {@value #TRY_AGAIN_MILLIS} ms.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
-        long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TRY_AGAIN_MILLIS);
+        long giveUpAt = 0; // read the clock only once a TRYAGAIN came: none on the usual path
         long backOffMillis = 5;
         while (true) {
             try {
                 return runOnce(script, sha, keys, args);
             } catch (LockBackendException e) {
-                if (!(e.getCause() instanceof JedisDataException d && isTryAgain(d))
-                        || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backOffMillis) - giveUpAt > 0) {
+                if (!(e.getCause() instanceof JedisDataException d && isTryAgain(d))) {
+                    throw e;
+                }
+                long now = System.nanoTime();
+                if (giveUpAt == 0) {
+                    giveUpAt = now + TimeUnit.MILLISECONDS.toNanos(TRY_AGAIN_MILLIS);
+                } else if (now + TimeUnit.MILLISECONDS.toNanos(backOffMillis) - giveUpAt > 0) {
                     throw e;
                 }
             }
+            // No wake-up to wait for: Redis does not announce the end of a migration.
             sleepQuietly(backOffMillis);
             backOffMillis = Math.min(100, backOffMillis * 2);
         }
@@ -549,16 +546,9 @@ public final class RedisLockBackend implements LockBackend {
         }
     }
 
-    @SuppressWarnings("deprecation") // JedisCluster, see the constructor
     private static void dropIdleConnections(UnifiedJedis client) {
         try {
-            if (client instanceof RedisClient rc) {
-                rc.getPool().clear();
-            } else if (client instanceof JedisCluster jc) {
-                jc.getClusterNodes().values().forEach(ConnectionPool::clear);
-            } else if (client instanceof RedisClusterClient rcc) {
-                rcc.getClusterNodes().values().forEach(ConnectionPool::clear);
-            }
+            WaitConnections.nodePools(client, "").values().forEach(Pool::clear);
         } catch (RuntimeException ignored) {
             // best effort: a dead connection left in the pool fails once more and is dropped then
         }

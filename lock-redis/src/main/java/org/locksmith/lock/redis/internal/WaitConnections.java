@@ -1,19 +1,20 @@
 package org.locksmith.lock.redis.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * Where a waiter gets the connection for one {@code BLPOP}, and how many waiters a client's pool can carry.
@@ -65,17 +66,27 @@ final class WaitConnections {
     @SuppressWarnings("deprecation") // JedisCluster, see isCluster
     static int poolCapacity(UnifiedJedis client) {
         int capacity = Integer.MAX_VALUE;
-        if (client instanceof RedisClient rc) {
-            capacity = bounded(rc.getPool().getMaxTotal());
-        } else {
-            Map<String, ConnectionPool> nodes = client instanceof JedisCluster jc
-                    ? jc.getClusterNodes()
-                    : client instanceof RedisClusterClient rcc ? rcc.getClusterNodes() : Map.of();
-            for (ConnectionPool pool : nodes.values()) {
-                capacity = Math.min(capacity, bounded(pool.getMaxTotal()));
-            }
+        for (Pool<Connection> pool : nodePools(client, "").values()) {
+            capacity = Math.min(capacity, bounded(pool.getMaxTotal()));
         }
         return capacity;
+    }
+
+    /**
+     * The connection pools of {@code client} by node address: each node pool of a cluster client, or the one pool
+     * of a {@code RedisClient} under {@code address}; empty for any other client.
+     */
+    @SuppressWarnings("deprecation") // JedisCluster, see isCluster
+    static Map<String, Pool<Connection>> nodePools(UnifiedJedis client, String address) {
+        Map<String, Pool<Connection>> pools = new LinkedHashMap<>();
+        if (client instanceof RedisClient rc) {
+            pools.put(address, rc.getPool());
+        } else if (client instanceof JedisCluster jc) {
+            pools.putAll(jc.getClusterNodes());
+        } else if (client instanceof RedisClusterClient rcc) {
+            pools.putAll(rcc.getClusterNodes());
+        }
+        return pools;
     }
 
     /** The object whose connections {@code client}'s waiters block: its pool, or the cluster client's node pools. */
