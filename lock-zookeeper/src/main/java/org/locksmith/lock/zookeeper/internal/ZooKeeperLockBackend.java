@@ -480,17 +480,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * the hot path: it runs only when the create found no parent.
      */
     private void createParent(LockNode node) throws Exception {
-        String parent = node.parent;
         try {
-            call(
-                    node,
-                    reply -> curator.create()
-                            .withMode(CreateMode.CONTAINER)
-                            .inBackground(reply)
-                            .forPath(parent, NO_DATA));
+            createContainer(node);
             return;
-        } catch (KeeperException.NodeExistsException e) {
-            return; // another attempt created it meanwhile
         } catch (KeeperException.NoNodeException e) {
             // no root yet
         }
@@ -504,13 +496,18 @@ public final class ZooKeeperLockBackend implements LockBackend {
         } catch (KeeperException.NodeExistsException e) {
             // another client created it meanwhile
         }
+        createContainer(node);
+    }
+
+    /** Creates the container parent of {@code node}; one that exists already (another attempt made it) is fine. */
+    private void createContainer(LockNode node) throws Exception {
         try {
             call(
                     node,
                     reply -> curator.create()
                             .withMode(CreateMode.CONTAINER)
                             .inBackground(reply)
-                            .forPath(parent, NO_DATA));
+                            .forPath(node.parent, NO_DATA));
         } catch (KeeperException.NodeExistsException e) {
             // another attempt created it meanwhile
         }
