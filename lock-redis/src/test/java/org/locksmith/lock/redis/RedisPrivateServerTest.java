@@ -401,7 +401,10 @@ class RedisPrivateServerTest {
                         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                     }));
                 }
-                Thread.sleep(300); // the waiters block in BLPOP by now
+                try (Jedis admin = redis.jedis()) {
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> RedisTckSupport.blockedClients(admin, null) == waiters);
+                }
                 redis.pause();
                 long slowest = 0;
                 try {

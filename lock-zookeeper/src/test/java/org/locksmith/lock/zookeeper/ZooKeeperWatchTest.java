@@ -15,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -76,14 +79,24 @@ class ZooKeeperWatchTest {
         String parent = path("blind");
         AtomicBoolean first = new AtomicBoolean(true);
         String[] intruder = new String[1];
-        CuratorFramework curator = afterGetChildren(curator(), path -> {
-            if (path.equals(parent) && first.compareAndSet(true, true) && first.getAndSet(false)) {
+        CuratorFramework real = curator();
+        CuratorFramework curator = afterGetChildren(real, path -> {
+            if (path.equals(parent) && first.getAndSet(false)) {
                 try {
-                    // another client queues behind us, firing our child watch; give the event time to arrive
+                    // Another client queues behind us, firing our child watch. One ZooKeeper handle delivers its
+                    // events in order: once this handle has seen the marker created after the intruder, the
+                    // backend has seen the intruder.
+                    String marker = parent + "-marker";
+                    CountDownLatch delivered = new CountDownLatch(1);
+                    real.checkExists()
+                            .usingWatcher((Watcher) e -> delivered.countDown())
+                            .forPath(marker);
                     intruder[0] = admin.create()
                             .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                             .forPath(parent + "/_c_00-intruder-");
-                    Thread.sleep(300);
+                    admin.create().forPath(marker);
+                    assertThat(delivered.await(5, TimeUnit.SECONDS)).isTrue();
+                    admin.delete().forPath(marker);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }

@@ -145,10 +145,10 @@ public final class StoreContract {
                     return System.nanoTime();
                 }
             });
-            Thread.sleep(300);
-            assertThat(granted.isDone())
-                    .as(env.at(w, after) + "waiter while the key is held, after the outage")
-                    .isFalse();
+            Awaitility.await(env.at(w, after) + "waiter not granted while the key is held, after the outage")
+                    .during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> !granted.isDone());
             long released = System.nanoTime();
             holding.release();
             long at = granted.get(30, TimeUnit.SECONDS);
