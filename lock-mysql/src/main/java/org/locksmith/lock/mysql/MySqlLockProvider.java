@@ -58,7 +58,8 @@ public final class MySqlLockProvider implements LockProvider {
                 "checkIntervalMs",
                 "sessionTimeoutMs",
                 "poolSize",
-                "timeoutMs");
+                "timeoutMs",
+                "replaceShardMap");
     }
 
     @Override
@@ -94,7 +95,8 @@ public final class MySqlLockProvider implements LockProvider {
                         Duration.ofSeconds(1),
                         MySqlSettings.MAX_SESSION_TIMEOUT),
                 url.intParameter("poolSize", d.poolSize(), 1, 10_000),
-                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)));
+                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
+                url.booleanParameter("replaceShardMap", d.replaceShardMap()));
     }
 
     static List<Shards.Target> targets(LockUrl url) {

@@ -57,17 +57,19 @@ public final class MySqlLocks {
         private Duration sessionTimeout;
         private Integer poolSize;
         private Duration timeout = MySqlSettings.DEFAULT_TIMEOUT;
+        private boolean replaceShardMap;
 
         private Builder() {}
 
-        /** Adds a data source (a shard), named {@code shard<n>} by its position. */
+        /** Adds a data source (a shard), named {@code shard<n>} by its position in messages. */
         public Builder dataSource(DataSource dataSource) {
             return dataSource("shard" + dataSources.size(), dataSource);
         }
 
         /**
-         * Adds a data source (a shard) under a stable name: keys map to shards by rendezvous hashing of these
-         * names, so keep them when adding shards (only about 1/n of the keys move to a new shard).
+         * Adds a data source (a shard) under a name used in messages. Keys map to shards by rendezvous hashing of
+         * an id each database holds (in the {@code <table>_shard} table), not of this name or the order: clients
+         * that reach the same databases in any way route keys alike.
          */
         public Builder dataSource(String name, DataSource dataSource) {
             Objects.requireNonNull(name, "name");
@@ -139,6 +141,17 @@ public final class MySqlLocks {
             return this;
         }
 
+        /**
+         * Whether to overwrite the shard map recorded in the databases with this client's data sources (default
+         * false: a client whose data sources differ from the recorded map fails to open). Use it once to change the
+         * shard set, with every client of the old set stopped: a client still running with the old set would route
+         * some keys to another database and grant them a second time.
+         */
+        public Builder replaceShardMap(boolean replaceShardMap) {
+            this.replaceShardMap = replaceShardMap;
+            return this;
+        }
+
         /** The backend, for {@link Locks#client(LockBackend)}; connects to every data source. */
         public LockBackend buildBackend() {
             if (dataSources.isEmpty()) {
@@ -159,7 +172,8 @@ public final class MySqlLocks {
                     checkInterval,
                     sessionTimeout != null ? sessionTimeout : MySqlSettings.defaultSessionTimeout(checkInterval),
                     Math.min(size, 10_000),
-                    timeout);
+                    timeout,
+                    replaceShardMap);
             return new MySqlLockBackend(settings, shards);
         }
 

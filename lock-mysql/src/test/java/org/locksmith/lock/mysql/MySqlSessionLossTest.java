@@ -139,15 +139,41 @@ class MySqlSessionLossTest {
         }
     }
 
+    /**
+     * A lease found lost gives its connection back at once: with one lock connection, another key can be taken
+     * while the owner of the lost lease has not called {@code release()} yet.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void aLostLeaseGivesItsConnectionBackBeforeItsOwnerReleasesIt(MySqlStrategy strategy) throws Exception {
+        String key = "loss:giveback:" + System.nanoTime();
+        try (LockClient client = MySqlTckSupport.open(BASE_URL + "?strategy=" + strategy.urlValue() + "&table="
+                + table(strategy) + "&checkIntervalMs=100&poolSize=1")) {
+            LockLease lease = client.lock(key).acquire(Duration.ofSeconds(5));
+            CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+            MySqlTckSupport.killHeldSessions(client, BASE_URL);
+            assertThat(lost.get(3, TimeUnit.SECONDS)).isNotNull();
+            try (LockLease other = client.lock(key + ":other").acquire(Duration.ofSeconds(2))) {
+                assertThat(other.isValid()).isTrue();
+            }
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            client.lock(key).acquire(Duration.ofSeconds(2)).release();
+        }
+    }
+
     /** A lock "table" whose rows never become visible: the row strategy must fail, not loop or grant. */
     @Test
     void aLockRowMissingRightAfterItsCreationIsABackendFailure() throws Exception {
         String view = TABLE + "_view";
         String base = TABLE + "_base";
         try (LockClient setup = MySqlTckSupport.open(BASE_URL + "?table=" + base)) {
-            setup.lock("loss:setup").tryAcquire().orElseThrow().release(); // creates base and base_fence
+            setup.lock("loss:setup").tryAcquire().orElseThrow().release(); // creates base, base_fence and base_shard
         }
         MySqlTestServer.execute(BASE_URL, "CREATE TABLE IF NOT EXISTS " + view + "_fence LIKE " + base + "_fence");
+        MySqlTestServer.execute(BASE_URL, "CREATE TABLE IF NOT EXISTS " + view + "_shard LIKE " + base + "_shard");
         // Inserts reach the base table, reads through the view never see them: rows "vanish" at once.
         MySqlTestServer.execute(
                 BASE_URL, "CREATE OR REPLACE VIEW " + view + " AS SELECT * FROM " + base + " WHERE 1 = 0");

@@ -240,6 +240,6 @@ final class MySqlTestServer {
     }
 
     static void dropTables(String lockUrl, String table) {
-        execute(lockUrl, "DROP TABLE IF EXISTS " + table + ", " + table + "_fence");
+        execute(lockUrl, "DROP TABLE IF EXISTS " + table + ", " + table + "_fence, " + table + "_shard");
     }
 }

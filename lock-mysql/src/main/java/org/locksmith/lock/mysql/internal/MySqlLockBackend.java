@@ -28,6 +28,7 @@ public final class MySqlLockBackend implements LockBackend {
     private static final AtomicInteger CANCEL_THREADS = new AtomicInteger();
 
     private final MySqlSettings settings;
+    private final List<Shard> shards;
     private final ShardRouter router;
     private final Strategy strategy;
     private final LeaseLocks leaseLocks;
@@ -42,7 +43,7 @@ public final class MySqlLockBackend implements LockBackend {
             throw new IllegalArgumentException("a MySQL lock backend needs at least one data source");
         }
         this.settings = settings;
-        this.router = new ShardRouter(shards);
+        this.shards = List.copyOf(shards);
         Fencing fencing = new Fencing(settings.quotedFenceTable());
         switch (settings.strategy()) {
             case ROW -> {
@@ -96,12 +97,18 @@ public final class MySqlLockBackend implements LockBackend {
                 });
         try {
             for (Shard shard : shards) {
-                shard.initialise(settings.table(), settings.createSchema());
+                shard.initialise(
+                        settings.table(),
+                        settings.createSchema(),
+                        cancelExecutor,
+                        settings.timeout().toNanos());
             }
+            ShardMap.agree(shards, settings.table(), settings.replaceShardMap());
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+        this.router = new ShardRouter(shards);
     }
 
     @Override
@@ -167,7 +174,7 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public void close() {
         cancelExecutor.shutdown();
-        for (Shard shard : router.shards()) {
+        for (Shard shard : shards) {
             shard.close();
         }
         try {
@@ -234,6 +241,6 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public String toString() {
-        return name + router.shards();
+        return name + shards;
     }
 }

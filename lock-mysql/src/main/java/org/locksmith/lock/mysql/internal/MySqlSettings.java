@@ -18,6 +18,8 @@ import org.locksmith.lock.mysql.MySqlStrategy;
  *     seconds, at least twice {@code checkInterval} (the pings keep a live holder's session busy)
  * @param poolSize connections per shard for locks (each held or waiting lock uses one)
  * @param timeout how long a store operation may take (connect, borrow, statements other than lock waits)
+ * @param replaceShardMap overwrite the shard map recorded in the databases with this client's (only with every
+ *     client of the old map stopped; see {@code ShardMap})
  */
 public record MySqlSettings(
         MySqlStrategy strategy,
@@ -27,7 +29,8 @@ public record MySqlSettings(
         Duration checkInterval,
         Duration sessionTimeout,
         int poolSize,
-        Duration timeout) {
+        Duration timeout,
+        boolean replaceShardMap) {
 
     /** Table names go into SQL text, so only a safe subset is accepted; 57 leaves room for "_fence". */
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,56}");
@@ -87,7 +90,7 @@ public record MySqlSettings(
 
     /**
      * Defaults: row strategy, table {@value #DEFAULT_TABLE}, create schema, lease 30 s, check 1 s, session 5 s, pool
-     * 10, 5 s.
+     * 10, 5 s, keep the recorded shard map.
      */
     public static MySqlSettings defaults() {
         return new MySqlSettings(
@@ -98,7 +101,8 @@ public record MySqlSettings(
                 DEFAULT_CHECK_INTERVAL,
                 defaultSessionTimeout(DEFAULT_CHECK_INTERVAL),
                 DEFAULT_POOL_SIZE,
-                DEFAULT_TIMEOUT);
+                DEFAULT_TIMEOUT,
+                false);
     }
 
     /**

@@ -33,7 +33,8 @@ public final class Schema {
                         + "  key_hash BINARY(32) NOT NULL COMMENT 'SHA-256 of the UTF-8 key',\n"
                         + "  token    BIGINT     NOT NULL COMMENT 'last fencing token issued for the key',\n"
                         + "  PRIMARY KEY (key_hash)\n"
-                        + ") ENGINE=InnoDB");
+                        + ") ENGINE=InnoDB",
+                ShardMap.ddl(table));
     }
 
     static void create(Connection c, String table) throws SQLException {

@@ -27,6 +27,8 @@ import org.locksmith.lock.spi.AcquireRequest;
  */
 public final class Shard implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Shard.class.getName());
+    /** ER_NO_SUCH_TABLE. */
+    private static final int NO_SUCH_TABLE = 1146;
 
     private final String name;
     private final DataSource lockSource;
@@ -41,9 +43,16 @@ public final class Shard implements AutoCloseable {
 
     private volatile Boolean mariaDb;
     private volatile String database;
+    private volatile String id;
+    private volatile String recordedMap;
+    /** Runs borrows from an application's pool, bounded by {@link #timeoutNanos}; set at initialise. */
+    private volatile Executor borrower;
+
+    private volatile long timeoutNanos;
 
     /**
-     * @param name a stable name (host:port/db) used for rendezvous hashing and in messages
+     * @param name how the client reaches the database (host:port/db, or the builder's name), for messages; keys are
+     *     routed by the id the database holds (see {@link ShardMap})
      * @param lockSource connections that hold or wait for locks
      * @param external whether the pools belong to the application: lent connections are switched to what a lock
      *     needs and their settings put back on return (the backend's own pools are configured for their use)
@@ -88,9 +97,37 @@ public final class Shard implements AutoCloseable {
         return m;
     }
 
-    /** Detects the server flavour and creates the schema when allowed; the first I/O of a backend. */
-    void initialise(String table, boolean createSchema) {
-        try (Connection c = shortSource.getConnection()) {
+    /**
+     * The id the database holds in its shard table: what keys are routed by, whatever the connection's spelling.
+     */
+    String id() {
+        String i = id;
+        if (i == null) {
+            throw new IllegalStateException("shard " + name + " not initialised");
+        }
+        return i;
+    }
+
+    /** Sets what the database says about itself (tests of the routing set it without a database). */
+    void identify(String shardId, String map) {
+        id = shardId;
+        recordedMap = map;
+    }
+
+    /** The shard map the database recorded when it was initialised, or null if none was. */
+    String recordedMap() {
+        return recordedMap;
+    }
+
+    /**
+     * Detects the server flavour, creates the schema when allowed, and reads the database's shard id and map; the
+     * first I/O of a backend.
+     */
+    void initialise(String table, boolean createSchema, Executor borrower, long timeoutNanos) {
+        this.borrower = borrower;
+        this.timeoutNanos = timeoutNanos;
+        try (LentSession session = borrowShort()) {
+            Connection c = session.connection;
             try (Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT VERSION(), DATABASE()")) {
                 rs.next();
@@ -101,8 +138,31 @@ public final class Shard implements AutoCloseable {
             if (createSchema) {
                 Schema.create(c, table);
             }
+            ShardMap.Recorded recorded = ShardMap.read(c, table);
+            identify(recorded.shardId(), recorded.map());
         } catch (SQLException e) {
-            throw Sql.failure("could not open the MySQL lock store " + name, e);
+            throw Sql.failure(
+                    "could not open the MySQL lock store " + name
+                            + (e.getErrorCode() == NO_SUCH_TABLE
+                                    ? " (with createSchema=false, create the tables of schema.sql first, including"
+                                            + " `" + table + "_shard`)"
+                                    : ""),
+                    e);
+        }
+    }
+
+    /**
+     * Records {@code map} as the database's shard map if it still records {@code expected}.
+     *
+     * @return the map recorded afterwards
+     */
+    String recordMap(String table, String expected, String map) {
+        try (LentSession session = borrowShort()) {
+            String now = ShardMap.write(session.connection, table, expected, map);
+            recordedMap = now;
+            return now;
+        } catch (SQLException e) {
+            throw Sql.failure("could not record the shard map in " + name, e);
         }
     }
 
@@ -176,17 +236,7 @@ public final class Shard implements AutoCloseable {
      */
     private Connection borrowWithin(AcquireRequest request, Executor executor, long timeoutNanos)
             throws SQLException, InterruptedException {
-        CompletableFuture<Connection> borrowed = new CompletableFuture<>();
-        executor.execute(() -> {
-            try {
-                Connection c = lockSource.getConnection();
-                if (!borrowed.complete(c)) {
-                    Sql.closeQuietly(c); // abandoned: return it to the pool
-                }
-            } catch (Throwable e) {
-                borrowed.completeExceptionally(e);
-            }
-        });
+        CompletableFuture<Connection> borrowed = borrowAsync(lockSource, executor);
         request.onCancel(() -> borrowed.cancel(false));
         long deadlineWait = request.isTry() ? Long.MAX_VALUE : request.remainingNanos();
         long wait = Math.min(deadlineWait, timeoutNanos);
@@ -197,11 +247,7 @@ public final class Shard implements AutoCloseable {
                 if (deadlineWait <= timeoutNanos) {
                     return null; // the caller's deadline: a timeout, not a failure
                 }
-                throw new SQLException(
-                        "no connection within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                                + " ms (timeoutMs): the data source is exhausted or the server unreachable",
-                        "08001",
-                        e);
+                throw exhausted(timeoutNanos, e);
             }
             return borrowed.join();
         } catch (CancellationException e) {
@@ -212,11 +258,70 @@ public final class Shard implements AutoCloseable {
             }
             throw e;
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof SQLException sql) {
-                throw sql;
-            }
-            throw new SQLException("could not borrow a connection: " + e.getCause(), "08001", e.getCause());
+            throw borrowFailure(e);
         }
+    }
+
+    /**
+     * Borrows from an application's pool for one short statement (fencing token, lease statement, renewal,
+     * release), waiting at most {@code timeoutMs} whatever the pool's own connection timeout, and through
+     * interrupts (a release on an interrupted thread still completes; the interrupt status is kept).
+     */
+    private Connection borrowBounded() throws SQLException {
+        CompletableFuture<Connection> borrowed = borrowAsync(shortSource, borrower);
+        long deadline = System.nanoTime() + timeoutNanos;
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return borrowed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    if (borrowed.cancel(false)) {
+                        throw exhausted(timeoutNanos, e);
+                    }
+                    return borrowed.join();
+                } catch (ExecutionException e) {
+                    throw borrowFailure(e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Runs {@code source.getConnection()} on {@code executor}; a connection nobody waits for any more goes back. */
+    private static CompletableFuture<Connection> borrowAsync(DataSource source, Executor executor) {
+        CompletableFuture<Connection> borrowed = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                Connection c = source.getConnection();
+                if (!borrowed.complete(c)) {
+                    Sql.closeQuietly(c); // abandoned: return it to the pool
+                }
+            } catch (Throwable e) {
+                borrowed.completeExceptionally(e);
+            }
+        });
+        return borrowed;
+    }
+
+    private static SQLException exhausted(long timeoutNanos, Exception cause) {
+        return new SQLException(
+                "no connection within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                        + " ms (timeoutMs): the data source is exhausted or the server unreachable",
+                "08001",
+                cause);
+    }
+
+    private static SQLException borrowFailure(ExecutionException e) {
+        if (e.getCause() instanceof SQLException sql) {
+            return sql;
+        }
+        return new SQLException("could not borrow a connection: " + e.getCause(), "08001", e.getCause());
     }
 
     private String poolExhausted() {
@@ -293,11 +398,17 @@ public final class Shard implements AutoCloseable {
         }
     }
 
-    /** A connection for short autocommit statements; closing the session restores its settings and returns it. */
+    /**
+     * A connection for short autocommit statements; closing the session restores its settings and returns it. An
+     * application's pool is waited for at most {@code timeoutMs} (the backend's own pools have that connection
+     * timeout).
+     *
+     * @throws LockBackendException if no connection came within {@code timeoutMs}
+     */
     LentSession borrowShort() {
         Connection c = null;
         try {
-            c = shortSource.getConnection();
+            c = external ? borrowBounded() : shortSource.getConnection();
             return LentSession.prepare(c, false);
         } catch (SQLException e) {
             Sql.closeQuietly(c);

@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * Maps a key to one shard by rendezvous (highest random weight) hashing: every shard scores the key, the highest
  * score wins. Adding a shard moves only the keys the new shard now wins (about 1/n of them), unlike
- * {@code hash % n}, which moves almost all. Scores mix the shard's name with the key's SHA-256, so the mapping
- * depends on shard names, not on their order.
+ * {@code hash % n}, which moves almost all. Scores mix the shard's id (held by the database itself, see {@link
+ * ShardMap}) with the key's SHA-256, so the mapping depends on which databases are shards, not on their order or on
+ * how a client spells their connections.
  */
 final class ShardRouter {
     private final List<Shard> shards;
@@ -17,7 +18,7 @@ final class ShardRouter {
         this.shards = List.copyOf(shards);
         this.seeds = new long[shards.size()];
         for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = ByteBuffer.wrap(KeyCodec.sha256(shards.get(i).name())).getLong();
+            seeds[i] = ByteBuffer.wrap(KeyCodec.sha256(shards.get(i).id())).getLong();
         }
     }
 
@@ -32,7 +33,7 @@ final class ShardRouter {
             long score = mix(seeds[i] ^ k);
             if (score > bestScore
                     || (score == bestScore
-                            && shards.get(i).name().compareTo(shards.get(best).name()) < 0)) {
+                            && shards.get(i).id().compareTo(shards.get(best).id()) < 0)) {
                 best = i;
                 bestScore = score;
             }

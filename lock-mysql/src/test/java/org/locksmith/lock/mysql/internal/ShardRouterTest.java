@@ -8,17 +8,19 @@ import org.junit.jupiter.api.Test;
 /** Rendezvous hashing: even spread, and adding a shard moves only the keys the new shard wins. */
 class ShardRouterTest {
 
-    private static Shard shard(String name) {
-        return new Shard(name, null, true, null, 1, List.of());
+    private static Shard shard(String id) {
+        Shard shard = new Shard("name-of-" + id, null, true, null, 1, List.of());
+        shard.identify(id, null);
+        return shard;
     }
 
     @Test
     void spreadsKeysEvenlyAndMovesFewWhenAShardIsAdded() {
-        Shard a = shard("h1:3306/db1");
-        Shard b = shard("h2:3306/db2");
-        Shard c = shard("h3:3306/db3");
+        Shard a = shard("1f0c5e0f3a6b4c0c9d5e7a1b2c3d4e5f");
+        Shard b = shard("7a1b2c3d4e5f1f0c5e0f3a6b4c0c9d5e");
+        Shard c = shard("c9d5e7a1b2c3d4e5f1f0c5e0f3a6b4c0");
         ShardRouter two = new ShardRouter(List.of(a, b));
-        ShardRouter three = new ShardRouter(List.of(c, b, a)); // order does not matter, names do
+        ShardRouter three = new ShardRouter(List.of(c, b, a)); // order does not matter, ids do
         int n = 30_000;
         int onA = 0;
         int moved = 0;
