@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockTimeoutException;
@@ -162,6 +163,65 @@ class MySqlApplicationPoolTest {
             client.lock(key).acquire(Duration.ofSeconds(5)).release();
         } finally {
             MySqlTestServer.dropTables(BASE_URL, TABLE + "_" + strategy.urlValue());
+        }
+    }
+
+    /**
+     * The short borrows (the row strategy's fencing token, every lease statement) from an application's pool whose
+     * connections the application holds: they end after {@code timeoutMs} with {@link LockBackendException}, not
+     * after the pool's own connectionTimeout (10 s here, HikariCP's default is 30 s), and not as "not granted".
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "LEASE"})
+    void aShortBorrowFromAnExhaustedApplicationPoolFailsWithinTimeoutMs(MySqlStrategy strategy) throws Exception {
+        String table = TABLE + "_short_" + strategy.urlValue();
+        // row: one lock connection plus one for tokens; the application takes all but the lock connection
+        int size = strategy == MySqlStrategy.ROW ? 3 : 2;
+        try (HikariDataSource ds = hikari(size);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(ds)
+                        .strategy(strategy)
+                        .table(table)
+                        .poolSize(1)
+                        .timeout(Duration.ofSeconds(1))
+                        .build()) {
+            ds.setConnectionTimeout(10_000);
+            String key = "apppool:short:" + System.nanoTime();
+            client.lock(key).acquire(Duration.ofSeconds(5)).release();
+            List<Connection> taken = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    taken.add(ds.getConnection());
+                }
+                for (boolean tryOnly : new boolean[] {true, false}) {
+                    long t0 = System.nanoTime();
+                    assertThatThrownBy(() -> {
+                                if (tryOnly) {
+                                    client.lock(key).tryAcquire();
+                                } else {
+                                    client.lock(key).acquire(Duration.ofSeconds(30));
+                                }
+                            })
+                            .as("%s, exhausted application pool", tryOnly ? "tryAcquire()" : "acquire(30 s)")
+                            .isInstanceOf(LockBackendException.class)
+                            .hasMessageContaining("timeoutMs");
+                    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(3000));
+                }
+            } finally {
+                taken.forEach(c -> {
+                    try {
+                        c.close();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            }
+            // nothing was left held: the key is free at once
+            client.lock(key).tryAcquire().orElseThrow().release();
+        } finally {
+            MySqlTestServer.dropTables(BASE_URL, table);
         }
     }
 

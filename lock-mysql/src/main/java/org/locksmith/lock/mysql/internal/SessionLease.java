@@ -16,6 +16,8 @@ abstract class SessionLease implements BackendLease {
     final Connection connection;
     private final long token;
     private final long confirmedAtNanos;
+    /** Set once the connection went back (discarded) because the lock was found lost; guarded by the core's I/O lock. */
+    private volatile boolean givenBack;
 
     SessionLease(MySqlLockBackend backend, Shard shard, Connection connection, long token, long confirmedAtNanos) {
         this.backend = backend;
@@ -41,11 +43,20 @@ abstract class SessionLease implements BackendLease {
      */
     @Override
     public boolean renew() {
+        boolean held;
         try {
-            return stillHeld();
+            held = stillHeld();
         } catch (SQLException e) {
-            return false;
+            held = false;
         }
+        if (!held) {
+            // Lost for good: give the connection back now (closed, so that the server ends whatever the session
+            // still holds) instead of keeping it until the owner calls release(), which may be much later.
+            backend.forget(this);
+            givenBack = true;
+            shard.discard(connection);
+        }
+        return held;
     }
 
     /** Whether the server still holds the lock for this session; a round trip on {@link #connection}. */
@@ -53,6 +64,9 @@ abstract class SessionLease implements BackendLease {
 
     @Override
     public boolean release() {
+        if (givenBack) {
+            return false;
+        }
         backend.forget(this);
         boolean released;
         try {
