@@ -164,6 +164,65 @@ class MySqlSessionLossTest {
         }
     }
 
+    /**
+     * A lease take that committed on the server but whose reply was lost: the acquire fails, and the row it took is
+     * released at once (owner-checked) instead of staying taken by nobody for the lease time.
+     */
+    @Test
+    void aLeaseTakeWhoseReplyWasLostLeavesNoGhostHolder() throws Exception {
+        String key = "loss:ambiguous:" + System.nanoTime();
+        try (com.zaxxer.hikari.HikariDataSource pool = MySqlTestServer.applicationPool(3)) {
+            ScriptedDataSource network = new ScriptedDataSource(pool);
+            try (LockClient client = MySqlLocks.builder()
+                            .dataSource(network.dataSource())
+                            .strategy(MySqlStrategy.LEASE)
+                            .leaseTime(Duration.ofSeconds(30))
+                            .table(table(MySqlStrategy.LEASE))
+                            .build();
+                    LockClient other = MySqlTckSupport.open(url(MySqlStrategy.LEASE))) {
+                client.lock(key).acquire(Duration.ofSeconds(5)).release(); // the row exists
+                network.loseReplyTo("SET owner = ?,");
+                assertThatThrownBy(() -> client.lock(key).acquire(Duration.ofSeconds(5)))
+                        .isInstanceOf(LockBackendException.class);
+                assertThat(network.lostReplies()).isEqualTo(1);
+                assertThat(network.lostUpdateCount())
+                        .as("the take committed on the server")
+                        .isEqualTo(1);
+                LockLease after = other.lock(key).tryAcquire().orElse(null);
+                assertThat(after)
+                        .as("the key is free right after the failed acquire")
+                        .isNotNull();
+                after.release();
+            }
+        }
+    }
+
+    /** A fencing-token statement chosen as a deadlock victim is sent again: the grant goes through. */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void aDeadlockOnTheTokenStatementIsRetried(MySqlStrategy strategy) throws Exception {
+        String key = "loss:fence-deadlock:" + System.nanoTime();
+        try (com.zaxxer.hikari.HikariDataSource pool = MySqlTestServer.applicationPool(4)) {
+            ScriptedDataSource network = new ScriptedDataSource(pool);
+            try (LockClient client = MySqlLocks.builder()
+                    .dataSource(network.dataSource())
+                    .strategy(strategy)
+                    .table(table(strategy))
+                    .build()) {
+                long first;
+                try (LockLease lease = client.lock(key).acquire(Duration.ofSeconds(5))) {
+                    first = lease.fencingToken();
+                }
+                network.deadlockOn("_fence");
+                try (LockLease lease = client.lock(key).acquire(Duration.ofSeconds(5))) {
+                    assertThat(lease.fencingToken()).isGreaterThan(first);
+                }
+            }
+        }
+    }
+
     /** A lock "table" whose rows never become visible: the row strategy must fail, not loop or grant. */
     @Test
     void aLockRowMissingRightAfterItsCreationIsABackendFailure() throws Exception {

@@ -14,8 +14,15 @@ import java.sql.Statement;
  * fence table is lost or truncated (as long as the server clock does not step back).
  */
 final class Fencing {
-    /** The server clock in microseconds since the epoch. */
-    static final String NOW_MICROS = "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)";
+    /**
+     * The server clock in microseconds since the epoch, from UTC: {@code UNIX_TIMESTAMP(NOW(6))} goes through the
+     * session's time zone, where a local time in the repeated hour of a daylight-saving fall-back maps to its first
+     * occurrence, an hour back.
+     */
+    static final String NOW_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+
+    /** How often a token statement chosen as a deadlock victim (error 1213, rolled back) is sent again. */
+    private static final int DEADLOCK_RETRIES = 5;
 
     private final String sql;
 
@@ -25,7 +32,9 @@ final class Fencing {
                 + " ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(GREATEST(token + 1, " + NOW_MICROS + "))";
     }
 
-    /** Issues the next token of a key whose lock the caller holds, on a connection of its own (autocommit). */
+    /**
+     * Issues the next token of a key whose lock the caller holds, on a connection of its own (autocommit).
+     */
     long next(Shard shard, byte[] keyHash) {
         try (LentSession session = shard.borrowShort()) {
             return nextOn(session.connection, keyHash);
@@ -37,13 +46,20 @@ final class Fencing {
     /**
      * Issues the next token of a key on {@code c}, an autocommit connection: the {@code named} strategy issues it on
      * the session that holds {@code GET_LOCK}, so that a token is issued only while that session is alive and holds
-     * the lock (a session killed before it fails the statement).
+     * the lock (a session killed before it fails the statement). A deadlock (the statement was rolled back, nothing
+     * issued) is retried a few times, like the row insert.
      */
     long nextOn(Connection c, byte[] keyHash) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
-            ps.setBytes(1, keyHash);
-            ps.executeUpdate();
-            return generatedKey(ps);
+        for (int attempt = 1; ; attempt++) {
+            try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+                ps.setBytes(1, keyHash);
+                ps.executeUpdate();
+                return generatedKey(ps);
+            } catch (SQLException e) {
+                if (e.getErrorCode() != Sql.DEADLOCK || attempt >= DEADLOCK_RETRIES) {
+                    throw e;
+                }
+            }
         }
     }
 

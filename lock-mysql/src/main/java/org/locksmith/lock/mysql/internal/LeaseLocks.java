@@ -124,7 +124,31 @@ final class LeaseLocks implements Strategy {
             if (Sql.isLockNotGranted(e) || e.getErrorCode() == Sql.DEADLOCK) {
                 return null;
             }
+            if (Sql.isSessionGone(e)) {
+                // The statement may have committed with its reply lost: free what this attempt may have taken
+                // (owner-checked: the owner is this attempt's own), or the key would stay taken by nobody for the
+                // lease time.
+                takeBack(shard, keyHash, key, owner, e);
+            }
             throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
+        }
+    }
+
+    /** Releases {@code owner}'s row if an ambiguous take left it; a failure is added to {@code failure}. */
+    private void takeBack(Shard shard, byte[] keyHash, String key, String owner, SQLException failure) {
+        try (LentSession session = shard.borrowShort()) {
+            Connection c = session.connection;
+            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            try (PreparedStatement ps = c.prepareStatement(release)) {
+                ps.setBytes(1, keyHash);
+                ps.setString(2, owner);
+                ps.executeUpdate();
+            }
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(new SQLException(
+                    "and key '" + key + "' may stay taken until its lease time ends:"
+                            + " the clean-up release failed too: " + e.getMessage(),
+                    e));
         }
     }
 
