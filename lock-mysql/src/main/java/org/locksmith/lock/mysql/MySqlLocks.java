@@ -25,8 +25,8 @@ import org.locksmith.lock.spi.LockBackend;
  * }</pre>
  *
  * <p>The data sources are not closed by the client. Every lock held or waited for with the {@code row} and
- * {@code named} strategies uses one connection of its data source for its whole duration, so a pool must be larger
- * than the number of locks the client holds and waits for at once (see {@link Builder#poolSize}).
+ * {@code named} strategies uses one connection of its data source for its whole duration; the client lends itself
+ * a small share of the pool (see {@link Builder#poolSize}).
  */
 public final class MySqlLocks {
     private MySqlLocks() {}
@@ -123,9 +123,10 @@ public final class MySqlLocks {
         }
 
         /**
-         * How many connections of each data source may hold or wait for locks at once. Default: a HikariCP pool's
-         * maximum size (less one kept for fencing tokens with the {@code row} strategy), else 9. A HikariCP pool too
-         * small for one holder plus that service connection, or for this number, is rejected by {@link #build()}.
+         * How many connections of each data source may hold or wait for locks at once. Default: a quarter of a
+         * HikariCP pool's maximum size (at least 1), else 2, so that waiting locks cannot take the application's
+         * connections. With HikariCP, this number plus one service connection for fencing tokens ({@code row}
+         * strategy) must leave the application at least one connection, or {@link #build()} rejects it.
          */
         public Builder poolSize(int poolSize) {
             if (poolSize < 1) {

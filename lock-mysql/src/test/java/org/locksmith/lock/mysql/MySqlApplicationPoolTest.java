@@ -132,7 +132,7 @@ class MySqlApplicationPoolTest {
             value = MySqlStrategy.class,
             names = {"ROW", "NAMED"})
     void aBorrowFromABusyApplicationPoolEndsAtTheCallersDeadline(MySqlStrategy strategy) throws Exception {
-        try (HikariDataSource ds = hikari(2);
+        try (HikariDataSource ds = hikari(3);
                 LockClient client = MySqlLocks.builder()
                         .dataSource(ds)
                         .strategy(strategy)
@@ -144,8 +144,9 @@ class MySqlApplicationPoolTest {
             client.lock(key).acquire(Duration.ofSeconds(5)).release();
             List<Connection> taken = new ArrayList<>();
             try {
-                taken.add(ds.getConnection());
-                taken.add(ds.getConnection());
+                for (int i = 0; i < 3; i++) {
+                    taken.add(ds.getConnection());
+                }
                 long t0 = System.nanoTime();
                 assertThatThrownBy(() -> client.lock(key).acquire(Duration.ofMillis(300)))
                         .isInstanceOf(LockTimeoutException.class);
@@ -226,28 +227,62 @@ class MySqlApplicationPoolTest {
     }
 
     @Test
-    void aPoolTooSmallForOneHolderPlusItsServiceConnectionIsRejectedAtBuild() throws Exception {
-        try (HikariDataSource one = hikari(1);
-                HikariDataSource three = hikari(3)) {
+    void aShareThatLeavesTheApplicationNoConnectionIsRejectedAtBuild() throws Exception {
+        try (HikariDataSource two = hikari(2);
+                HikariDataSource four = hikari(4)) {
             assertThatThrownBy(() ->
-                            MySqlLocks.builder().dataSource(one).table(TABLE).build())
+                            MySqlLocks.builder().dataSource(two).table(TABLE).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("maximumPoolSize=1")
-                    .hasMessageContaining(">= 2");
+                    .hasMessageContaining("maximumPoolSize=2")
+                    .hasMessageContaining(">= 3");
             assertThatThrownBy(() -> MySqlLocks.builder()
-                            .dataSource(three)
+                            .dataSource(four)
                             .table(TABLE)
                             .poolSize(3)
                             .build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("poolSize(3)");
-            // named issues its tokens on the holding session: one connection is enough
+                    .hasMessageContaining("poolSize(3)")
+                    .hasMessageContaining("no connection");
+            // named issues its tokens on the holding session: one lock connection and one for the application
             try (LockClient named = MySqlLocks.builder()
-                    .dataSource(one)
+                    .dataSource(two)
                     .strategy(MySqlStrategy.NAMED)
                     .table(TABLE)
                     .build()) {
-                named.lock("apppool:one").acquire(Duration.ofSeconds(5)).release();
+                named.lock("apppool:two").acquire(Duration.ofSeconds(5)).release();
+            }
+        }
+    }
+
+    /**
+     * By default a client lends itself a quarter of an application's HikariCP pool: with 8 connections, 2 locks
+     * held at once; a third waits for its deadline (a timeout naming poolSize) while the application still has its
+     * connections.
+     */
+    @Test
+    void byDefaultAClientLendsItselfAQuarterOfTheApplicationsPool() throws Exception {
+        try (HikariDataSource eight = hikari(8);
+                LockClient client = MySqlLocks.builder()
+                        .dataSource(eight)
+                        .strategy(MySqlStrategy.NAMED)
+                        .table(TABLE)
+                        .build()) {
+            String key = "apppool:share:" + System.nanoTime();
+            try (LockLease a = client.lock(key + ":a").acquire(Duration.ofSeconds(5));
+                    LockLease b = client.lock(key + ":b").acquire(Duration.ofSeconds(5))) {
+                assertThat(a.isValid() && b.isValid()).isTrue();
+                assertThatThrownBy(() -> client.lock(key + ":c").acquire(Duration.ofMillis(300)))
+                        .isInstanceOf(LockTimeoutException.class);
+                List<Connection> application = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 6; i++) {
+                        application.add(eight.getConnection());
+                    }
+                } finally {
+                    for (Connection c : application) {
+                        c.close();
+                    }
+                }
             }
         }
     }

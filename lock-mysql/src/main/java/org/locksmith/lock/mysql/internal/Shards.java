@@ -116,34 +116,44 @@ public final class Shards {
         return new Shard(name, dataSource, true, dataSource, lockConnections, List.of());
     }
 
+    /** The share of an application's HikariCP pool lent to locks by default: a quarter of its maximum size. */
+    public static final int DEFAULT_SHARE_DIVISOR = 4;
+
+    /** Connections lent to locks by default from a data source whose size is unknown (not HikariCP). */
+    public static final int DEFAULT_UNKNOWN_POOL_SHARE = 2;
+
     /**
      * How many connections of an application's data source may be lent to locks at once: {@code requested} if
-     * given, else a HikariCP pool's maximum size less the service connections, else 9. The {@code row} strategy
-     * needs one service connection beside its holders (fencing tokens are written outside the lock transaction);
-     * {@code named} issues tokens on the holding session and {@code lease} holds no connection.
+     * given, else a quarter of a HikariCP pool's maximum size (at least 1), else {@value
+     * #DEFAULT_UNKNOWN_POOL_SHARE}. Locks hold their connection while held or waited for, so a large share lets
+     * waiters starve the application, the holders' own work included. The {@code row} strategy needs one service
+     * connection beside its holders (fencing tokens are written outside the lock transaction); {@code named} issues
+     * tokens on the holding session and {@code lease} holds no connection.
      *
-     * @throws IllegalArgumentException if a HikariCP pool is too small for one holder plus the service connections,
-     *     or for the requested number
+     * @throws IllegalArgumentException if the share and the service connections would leave a HikariCP pool's
+     *     application no connection
      */
     public static int lockConnections(String name, DataSource dataSource, MySqlStrategy strategy, Integer requested) {
         int service = strategy == MySqlStrategy.ROW ? 1 : 0;
         if (dataSource instanceof HikariDataSource hikari) {
             int max = hikari.getMaximumPoolSize();
-            int available = max - service;
+            int available = max - service - 1; // at least one connection stays the application's
             if (available < 1) {
                 throw new IllegalArgumentException("Data source '" + name + "' (HikariCP pool " + hikari.getPoolName()
-                        + ") has maximumPoolSize=" + max + ", too small for the " + strategy.urlValue()
-                        + " strategy: it needs one connection per lock held or waited for plus " + service
-                        + " for fencing tokens; use maximumPoolSize >= " + (1 + service));
+                        + ") has maximumPoolSize=" + max + ", too small to share with the " + strategy.urlValue()
+                        + " strategy: it needs one connection per lock held or waited for"
+                        + (service > 0 ? " plus " + service + " for fencing tokens" : "")
+                        + ", and the application keeps at least one; use maximumPoolSize >= " + (2 + service));
             }
             if (requested != null && requested > available) {
                 throw new IllegalArgumentException("poolSize(" + requested + ") for data source '" + name
-                        + "' exceeds what its HikariCP pool can lend to locks: maximumPoolSize=" + max
-                        + (service > 0 ? " less " + service + " for fencing tokens" : "") + " = " + available
+                        + "' would leave its application no connection: maximumPoolSize=" + max
+                        + (service > 0 ? " less " + service + " for fencing tokens" : "")
+                        + " less 1 for the application = " + available
                         + "; lower poolSize or raise maximumPoolSize");
             }
-            return requested != null ? requested : available;
+            return requested != null ? requested : Math.min(available, Math.max(1, max / DEFAULT_SHARE_DIVISOR));
         }
-        return requested != null ? requested : MySqlSettings.DEFAULT_POOL_SIZE - 1;
+        return requested != null ? requested : DEFAULT_UNKNOWN_POOL_SHARE;
     }
 }
