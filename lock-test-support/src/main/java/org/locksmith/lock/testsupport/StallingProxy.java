@@ -1,4 +1,4 @@
-package org.locksmith.lock.zookeeper;
+package org.locksmith.lock.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,30 +15,34 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * server looks stopped (SIGSTOP, a stalled quorum, a network that drops packets silently). Bytes read while stalled
  * are held and relayed on {@link #resume()}.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
     private boolean stalled;
 
-    StallingProxy(int targetPort) throws IOException {
+    /** Listens on a free loopback port and relays each connection to {@code targetPort} on the loopback address. */
+    public StallingProxy(int targetPort) throws IOException {
         this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         daemon("stalling-proxy-accept", this::accept).start();
     }
 
-    int port() {
+    /** The port clients connect to instead of the server's. */
+    public int port() {
         return listener.getLocalPort();
     }
 
-    void stall() {
+    /** Stops relaying in both directions; connections stay open. */
+    public void stall() {
         synchronized (gate) {
             stalled = true;
         }
     }
 
-    void resume() {
+    /** Relays again, first what was held while stalled. */
+    public void resume() {
         synchronized (gate) {
             stalled = false;
             gate.notifyAll();
