@@ -211,8 +211,8 @@ final class LeaseLocks implements Strategy {
     }
 
     /**
-     * Renews the leases of each shard in one UPDATE and reports each shard's leases as soon as it answered; a shard
-     * that fails makes only its own leases unconfirmed.
+     * Renews the leases of each shard in one UPDATE, shards in parallel, and reports each shard's leases as soon as
+     * it answered; a shard that fails or stalls makes only its own leases unconfirmed.
      */
     void renewAll(List<BackendLease> leases, RenewalReport report) {
         Map<Shard, List<Lease>> byShard = new LinkedHashMap<>();
@@ -220,23 +220,23 @@ final class LeaseLocks implements Strategy {
             Lease lease = (Lease) l;
             byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
         }
-        for (Map.Entry<Shard, List<Lease>> e : byShard.entrySet()) {
+        backend.perShard(byShard, (shard, shardLeases) -> {
             long sentAt = System.nanoTime();
             List<BackendLease> lost;
             try {
-                lost = renew(e.getKey(), e.getValue());
+                lost = renew(shard, shardLeases);
             } catch (RuntimeException failure) {
-                e.getValue().forEach(l -> report.unconfirmed(l, failure));
-                continue;
+                shardLeases.forEach(l -> report.unconfirmed(l, failure));
+                return;
             }
-            for (Lease l : e.getValue()) {
+            for (Lease l : shardLeases) {
                 if (lost.contains(l)) {
-                    report.lost(l, "its row is gone or expired on " + e.getKey());
+                    report.lost(l, "its row is gone or expired on " + shard);
                 } else {
                     report.renewed(l, sentAt);
                 }
             }
-        }
+        });
     }
 
     private static StringBuilder appendMarks(StringBuilder sql, int n) {

@@ -4,15 +4,22 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -25,6 +32,7 @@ import org.locksmith.lock.spi.RenewalReport;
  * flavour and creates the schema when allowed (its first I/O).
  */
 public final class MySqlLockBackend implements LockBackend {
+    private static final System.Logger LOG = System.getLogger(MySqlLockBackend.class.getName());
     private static final AtomicInteger CANCEL_THREADS = new AtomicInteger();
 
     private final MySqlSettings settings;
@@ -168,7 +176,87 @@ public final class MySqlLockBackend implements LockBackend {
             leaseLocks.renewAll(leases, report);
             return;
         }
-        LockBackend.super.renew(leases, report);
+        Map<Shard, List<SessionLease>> byShard = new LinkedHashMap<>();
+        for (BackendLease l : leases) {
+            SessionLease lease = (SessionLease) l;
+            byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
+        }
+        perShard(byShard, (shard, held) -> checkSessions(shard, held, report));
+    }
+
+    /**
+     * Checks the held sessions of one shard, one after another (each on its own connection). A check that used up
+     * {@code timeoutMs} and failed means the server or the network is stalled: the shard's remaining leases are
+     * reported unconfirmed for this round instead of costing {@code timeoutMs} each, so a round lasts about one
+     * timeout whatever the number of leases; the next round asks again.
+     */
+    private void checkSessions(Shard shard, List<SessionLease> held, RenewalReport report) {
+        long stallNanos = settings.timeout().toNanos() * 9 / 10;
+        LockBackendException stalled = null;
+        for (SessionLease lease : held) {
+            if (stalled != null) {
+                report.unconfirmed(lease, stalled);
+                continue;
+            }
+            long sentAt = System.nanoTime();
+            boolean alive;
+            try {
+                alive = lease.renew();
+            } catch (RuntimeException e) {
+                report.unconfirmed(lease, e);
+                continue;
+            }
+            if (alive) {
+                report.renewed(lease, sentAt);
+                continue;
+            }
+            report.lost(lease, "its session on " + shard + " ended or no longer holds the lock");
+            if (System.nanoTime() - sentAt >= stallNanos) {
+                stalled = new LockBackendException("a session check on " + shard + " took timeoutMs ("
+                        + settings.timeout().toMillis() + " ms) and failed: the server or the network is stalled");
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} for each shard's items, shards in parallel (all but one on the backend's daemon threads,
+     * the last on the caller's), and returns once every shard's work has ended, so that a stalled shard delays
+     * only its own items.
+     */
+    <T> void perShard(Map<Shard, List<T>> byShard, BiConsumer<Shard, List<T>> work) {
+        List<Future<?>> others = new ArrayList<>();
+        Map.Entry<Shard, List<T>> last = null;
+        for (Map.Entry<Shard, List<T>> e : byShard.entrySet()) {
+            if (last != null) {
+                Map.Entry<Shard, List<T>> shard = last;
+                try {
+                    others.add(cancelExecutor.submit(() -> work.accept(shard.getKey(), shard.getValue())));
+                } catch (RejectedExecutionException closing) {
+                    work.accept(shard.getKey(), shard.getValue());
+                }
+            }
+            last = e;
+        }
+        if (last != null) {
+            work.accept(last.getKey(), last.getValue());
+        }
+        boolean interrupted = false;
+        for (Future<?> f : others) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // return only once no call is in flight, as the SPI asks
+                } catch (ExecutionException e) {
+                    LOG.log(System.Logger.Level.WARNING, "A shard's renewal failed: " + e.getCause(), e.getCause());
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
