@@ -59,18 +59,27 @@ public final class MySqlLockProvider implements LockProvider {
                 "sessionTimeoutMs",
                 "poolSize",
                 "timeoutMs",
-                "replaceShardMap");
+                "replaceShardMap",
+                "driver",
+                "sslMode");
     }
 
     @Override
     public LockBackend open(LockUrl url) {
         MySqlSettings settings = settings(url);
         List<Shards.Target> targets = targets(url);
+        String scheme = Shards.jdbcScheme(url.parameter("driver", "auto"));
+        String sslMode = url.parameter("sslMode", null);
+        if (sslMode != null && !sslMode.matches("[A-Za-z_-]{1,32}")) {
+            throw new IllegalArgumentException("Lock URL " + url + ": sslMode '" + sslMode + "' is not a driver's"
+                    + " sslMode value (mysql-connector-j: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY;"
+                    + " MariaDB Connector/J: disable, trust, verify-ca, verify-full)");
+        }
         List<Shard> shards = new ArrayList<>();
         try {
             for (Shards.Target target : targets) {
                 shards.add(Shards.pooled(
-                        target, url.user().orElse(null), url.password().orElse(null), settings));
+                        target, url.user().orElse(null), url.password().orElse(null), settings, scheme, sslMode));
             }
             return new MySqlLockBackend(settings, shards);
         } catch (RuntimeException e) {

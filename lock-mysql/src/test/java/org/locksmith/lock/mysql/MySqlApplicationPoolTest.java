@@ -106,9 +106,7 @@ class MySqlApplicationPoolTest {
                     client.lock("apppool:isolation:" + System.nanoTime()).acquire(Duration.ofSeconds(5))) {
                 List<Connection> held = MySqlTckSupport.backendOf(client).heldConnections();
                 assertThat(held).hasSize(1);
-                long id = held.get(0)
-                        .unwrap(com.mysql.cj.jdbc.JdbcConnection.class)
-                        .getId();
+                long id = MySqlTestServer.sessionId(held.get(0));
                 try (PreparedStatement ps = admin.prepareStatement(
                         "SELECT trx_isolation_level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?")) {
                     ps.setLong(1, id);

@@ -101,5 +101,9 @@ class MySqlLocksApiTest {
         assertThatThrownBy(() -> Locks.open("mysql://127.0.0.1:1/test?bogus=1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("bogus");
+        assertThatThrownBy(() -> Locks.open("mysql://127.0.0.1:1/test?driver=oracle"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("driver=oracle")
+                .hasMessageContaining("mariadb");
     }
 }

@@ -37,6 +37,11 @@ abstract class MySqlTckSupport extends LockTck {
     /** This class's table. */
     abstract String table();
 
+    /** More URL parameters ({@code &name=value...}) for this class's clients. */
+    String extraParameters() {
+        return "";
+    }
+
     String url() {
         return url(timings().operationTimeout().toMillis());
     }
@@ -50,7 +55,8 @@ abstract class MySqlTckSupport extends LockTck {
                 // the server ends a silent (paused, dead, cut-off) client's session after this
                 + "&sessionTimeoutMs=" + t.sessionTimeout().toMillis()
                 + "&timeoutMs=" + timeoutMs
-                + "&poolSize=24";
+                + "&poolSize=24"
+                + extraParameters();
     }
 
     /** The backend under each client this class created, so fault hooks can find the held sessions. */
@@ -133,7 +139,7 @@ abstract class MySqlTckSupport extends LockTck {
         List<Long> ids = new ArrayList<>();
         for (Connection held : backend.heldConnections()) {
             try {
-                ids.add(held.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).getId());
+                ids.add(MySqlTestServer.sessionId(held));
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }

@@ -239,6 +239,14 @@ final class MySqlTestServer {
         }
     }
 
+    /** The server's id of the session of {@code c} ({@code CONNECTION_ID()}), from either driver, without I/O. */
+    static long sessionId(Connection c) throws SQLException {
+        if (c.isWrapperFor(com.mysql.cj.jdbc.JdbcConnection.class)) {
+            return c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).getId();
+        }
+        return c.unwrap(org.mariadb.jdbc.Connection.class).getThreadId();
+    }
+
     static void dropTables(String lockUrl, String table) {
         execute(lockUrl, "DROP TABLE IF EXISTS " + table + ", " + table + "_fence, " + table + "_shard");
     }

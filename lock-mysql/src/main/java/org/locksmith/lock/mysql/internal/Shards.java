@@ -24,29 +24,83 @@ public final class Shards {
     }
 
     /**
+     * The JDBC URL scheme for URL-opened clients: {@code mysql} (mysql-connector-j, which serves MySQL and MariaDB
+     * servers) or {@code mariadb} (MariaDB Connector/J). {@code auto} takes the first of these a driver on the
+     * class path accepts. Checked before any connection.
+     *
+     * @throws IllegalArgumentException for another value
+     * @throws IllegalStateException naming the driver to add if none accepts the scheme
+     */
+    public static String jdbcScheme(String driver) {
+        switch (driver) {
+            case "mysql", "mariadb" -> {
+                if (!accepts(driver)) {
+                    throw new IllegalStateException("driver=" + driver + " asks for jdbc:" + driver + ": URLs, but no"
+                            + " JDBC driver on the class path accepts them: add " + artifact(driver)
+                            + " to the application's dependencies");
+                }
+                return driver;
+            }
+            case "auto" -> {
+                for (String scheme : new String[] {"mysql", "mariadb"}) {
+                    if (accepts(scheme)) {
+                        return scheme;
+                    }
+                }
+                throw new IllegalStateException("There is no JDBC driver for jdbc:mysql: or jdbc:mariadb: URLs on the"
+                        + " class path, so mysql:// lock URLs cannot connect: add com.mysql:mysql-connector-j (it"
+                        + " serves MySQL and MariaDB servers) or org.mariadb.jdbc:mariadb-java-client to the"
+                        + " application's dependencies, or give MySqlLocks.using(...) a DataSource of your own");
+            }
+            default ->
+                throw new IllegalArgumentException("driver=" + driver
+                        + " is not one of auto, mysql (mysql-connector-j), mariadb (MariaDB Connector/J)");
+        }
+    }
+
+    private static boolean accepts(String scheme) {
+        try {
+            DriverManager.getDriver("jdbc:" + scheme + "://127.0.0.1:3306/test");
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private static String artifact(String scheme) {
+        return scheme.equals("mysql") ? "com.mysql:mysql-connector-j" : "org.mariadb.jdbc:mariadb-java-client";
+    }
+
+    /**
      * Pools for one database. Session-bound strategies get a lock pool of {@code poolSize} (manual commit and READ
      * COMMITTED for {@code row}, so no round trip switches modes); {@code row} also a small separate autocommit pool
      * for fencing tokens (written outside the lock transaction); {@code lease} needs only one autocommit pool.
+     *
+     * @param scheme the JDBC URL scheme, from {@link #jdbcScheme}
+     * @param sslMode the driver's {@code sslMode} property, or null for the driver's default
      */
-    public static Shard pooled(Target target, String user, String password, MySqlSettings settings) {
-        String jdbcUrl = "jdbc:mysql://" + (target.host().contains(":") ? "[" + target.host() + "]" : target.host())
-                + ":" + target.port() + "/" + target.database();
-        requireDriver(jdbcUrl);
+    public static Shard pooled(
+            Target target, String user, String password, MySqlSettings settings, String scheme, String sslMode) {
+        String jdbcUrl = "jdbc:" + scheme + "://"
+                + (target.host().contains(":") ? "[" + target.host() + "]" : target.host()) + ":" + target.port()
+                + "/" + target.database();
         List<HikariDataSource> owned = new ArrayList<>();
         try {
             if (settings.strategy() == MySqlStrategy.LEASE) {
-                HikariDataSource pool = pool(jdbcUrl, user, password, settings, settings.poolSize(), true, "lease");
+                HikariDataSource pool =
+                        pool(jdbcUrl, user, password, sslMode, settings, settings.poolSize(), true, "lease");
                 owned.add(pool);
                 return new Shard(target.name(), pool, false, pool, settings.poolSize(), owned);
             }
             boolean row = settings.strategy() == MySqlStrategy.ROW;
-            HikariDataSource locks = pool(jdbcUrl, user, password, settings, settings.poolSize(), !row, "lock");
+            HikariDataSource locks =
+                    pool(jdbcUrl, user, password, sslMode, settings, settings.poolSize(), !row, "lock");
             owned.add(locks);
             if (!row) {
                 // named issues fencing tokens on the holding session: no service pool
                 return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned);
             }
-            HikariDataSource fence = pool(jdbcUrl, user, password, settings, 2, true, "fence");
+            HikariDataSource fence = pool(jdbcUrl, user, password, sslMode, settings, 2, true, "fence");
             owned.add(fence);
             return new Shard(target.name(), locks, false, fence, settings.poolSize(), owned);
         } catch (RuntimeException e) {
@@ -55,27 +109,11 @@ public final class Shards {
         }
     }
 
-    /**
-     * Fails, before any connection, if no JDBC driver on the class path accepts {@code jdbcUrl}; HikariCP would say
-     * only "Failed to get driver instance".
-     *
-     * @throws IllegalStateException naming the driver to add
-     */
-    static void requireDriver(String jdbcUrl) {
-        try {
-            DriverManager.getDriver(jdbcUrl);
-        } catch (SQLException e) {
-            throw new IllegalStateException("There is no JDBC driver for jdbc:mysql: URLs on the class path, so"
-                    + " mysql:// lock URLs cannot connect: add com.mysql:mysql-connector-j (it serves MySQL and"
-                    + " MariaDB servers) to the application's dependencies, or give MySqlLocks.using(...) a"
-                    + " DataSource of your own (" + e.getMessage() + ")");
-        }
-    }
-
     private static HikariDataSource pool(
             String jdbcUrl,
             String user,
             String password,
+            String sslMode,
             MySqlSettings settings,
             int size,
             boolean autoCommit,
@@ -103,6 +141,9 @@ public final class Shards {
         config.setInitializationFailTimeout(-1);
         config.addDataSourceProperty("connectTimeout", String.valueOf(timeout));
         config.addDataSourceProperty("tcpKeepAlive", "true");
+        if (sslMode != null) {
+            config.addDataSourceProperty("sslMode", sslMode);
+        }
         return new HikariDataSource(config);
     }
 
