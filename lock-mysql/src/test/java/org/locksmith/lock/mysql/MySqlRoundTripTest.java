@@ -8,8 +8,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,7 +23,8 @@ import org.locksmith.lock.LockLease;
  * counter over many operations, so the average is exact unless other clients use the server at the same time (the
  * bound allows a little of that). Pings ({@code Com_admin_commands}) are reported beside it, not asserted: HikariCP
  * pings a pooled connection that sat idle for more than 500 ms before lending it, so a borrow may cost one more
- * round trip on an idle client.
+ * round trip on an idle client. Server fsyncs ({@code Innodb_data_fsyncs}, and {@code Innodb_os_log_fsyncs} on MySQL) are reported too: they are what a
+ * grant costs the server's disk (group commit may merge those of concurrent clients).
  */
 class MySqlRoundTripTest {
     private static final String BASE_URL = MySqlTestServer.baseUrl();
@@ -51,31 +54,30 @@ class MySqlRoundTripTest {
             }
             warm.forEach(LockLease::release);
 
-            long q0 = trips(admin, "Questions");
-            long p0 = trips(admin, "Com_admin_commands");
+            Map<String, Long> c0 = counters(admin);
             List<LockLease> leases = new ArrayList<>();
             for (String k : keys) {
                 leases.add(client.lock(k).acquire(Duration.ofSeconds(5)));
             }
-            long q1 = trips(admin, "Questions");
-            long p1 = trips(admin, "Com_admin_commands");
+            Map<String, Long> c1 = counters(admin);
             leases.forEach(LockLease::release);
-            long q2 = trips(admin, "Questions");
-            long p2 = trips(admin, "Com_admin_commands");
+            Map<String, Long> c2 = counters(admin);
 
-            // Each trips() call is one statement itself: two between q0 and q1.
-            double perAcquire = (q1 - q0 - 2) / (double) N;
-            double perRelease = (q2 - q1 - 2) / (double) N;
+            // Each snapshot is one statement itself, counted in the next delta.
+            double perAcquire = (delta(c0, c1, "Questions") - 1) / (double) N;
+            double perRelease = (delta(c1, c2, "Questions") - 1) / (double) N;
             System.out.printf(
                     Locale.ROOT,
                     "ROUND TRIPS %s on %s: %.2f statements per acquire (+%.2f pings), %.2f per release (+%.2f"
-                            + " pings)%n",
+                            + " pings); fsyncs %.2f per acquire, %.2f per release%n",
                     strategy,
                     BASE_URL,
                     perAcquire,
-                    (p1 - p0) / (double) N,
+                    delta(c0, c1, "Com_admin_commands") / (double) N,
                     perRelease,
-                    (p2 - p1) / (double) N);
+                    delta(c1, c2, "Com_admin_commands") / (double) N,
+                    fsyncs(c0, c1) / (double) N,
+                    fsyncs(c1, c2) / (double) N);
             assertThat(perAcquire)
                     .as("round trips per uncontended acquire")
                     .isBetween(acquireTrips - 0.01, acquireTrips + 0.2);
@@ -83,11 +85,25 @@ class MySqlRoundTripTest {
         }
     }
 
-    private static long trips(Connection admin, String counter) throws SQLException {
+    /** The server's statement, ping and redo-log fsync counters, read by one statement. */
+    private static Map<String, Long> counters(Connection admin) throws SQLException {
+        Map<String, Long> values = new HashMap<>();
         try (Statement s = admin.createStatement();
-                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + counter + "'")) {
-            rs.next();
-            return rs.getLong(2);
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN"
+                        + " ('Questions', 'Com_admin_commands', 'Innodb_os_log_fsyncs', 'Innodb_data_fsyncs')")) {
+            while (rs.next()) {
+                values.put(rs.getString(1), rs.getLong(2));
+            }
         }
+        return values;
+    }
+
+    /** MySQL counts redo-log fsyncs apart; MariaDB 10.8+ counts every fsync in {@code Innodb_data_fsyncs}. */
+    private static long fsyncs(Map<String, Long> before, Map<String, Long> after) {
+        return delta(before, after, "Innodb_os_log_fsyncs") + delta(before, after, "Innodb_data_fsyncs");
+    }
+
+    private static long delta(Map<String, Long> before, Map<String, Long> after, String counter) {
+        return after.getOrDefault(counter, 0L) - before.getOrDefault(counter, 0L);
     }
 }
