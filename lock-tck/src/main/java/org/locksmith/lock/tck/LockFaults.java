@@ -30,7 +30,7 @@ public interface LockFaults {
     /** No faults: every fault-driven contract is skipped. */
     LockFaults NONE = Set::of;
 
-    /** The faults {@link #inflict} methods below support. */
+    /** The faults this implementation can inflict: the hook methods below for the others throw. */
     Set<Fault> supported();
 
     /** {@link Fault#KILL_SESSION}: ends {@code client}'s sessions from the store's side and returns at once. */
