@@ -57,6 +57,13 @@ final class Cli implements AutoCloseable {
         }
     }
 
+    /** {@code command} behind the prefix that gives it default signal dispositions (empty where env lacks it). */
+    static List<String> withDefaultSignals(String... command) {
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
+        cmd.addAll(List.of(command));
+        return cmd;
+    }
+
     static Cli start(Path dir, Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
         cmd.addAll(List.of(
