@@ -84,4 +84,44 @@ class MySqlShardStallTest {
             }
         }
     }
+
+    /**
+     * Six leases on a server stalled past their session timeout: every one is found lost by its checks (a timeout,
+     * or the session the server ended), and each gives its connection back then, so after the stall as many new
+     * locks as the pool holds are granted while the owners of the lost leases have not released them.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void leasesLostDuringAStallGiveBackTheirConnections(MySqlStrategy strategy) throws Exception {
+        LockUrl server = LockUrl.parse(stalledDb);
+        LockUrl.HostAndPort host = server.hosts().get(0);
+        try (StallingProxy proxy = new StallingProxy(host.port(3306))) {
+            String url = "mysql://" + server.user().orElse("root") + "@127.0.0.1:" + proxy.port() + "/"
+                    + server.path() + "?strategy=" + strategy.urlValue()
+                    + "&checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=1000&poolSize=6&table="
+                    + MySqlTestServer.uniqueTable("runout");
+            try (LockClient client = MySqlTckSupport.open(url)) {
+                List<LockLease> lost = new ArrayList<>();
+                for (int i = 0; i < 6; i++) {
+                    lost.add(client.lock("runout:" + i).acquire(Duration.ofSeconds(5)));
+                }
+                proxy.stall();
+                Thread.sleep(3_000); // past the session timeout
+                proxy.resume();
+                for (LockLease lease : lost) {
+                    assertThat(lease.isValid()).isFalse();
+                }
+                List<LockLease> fresh = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 6; i++) {
+                        fresh.add(client.lock("runout:new:" + i).acquire(Duration.ofSeconds(5)));
+                    }
+                } finally {
+                    fresh.forEach(LockLease::release);
+                }
+            }
+        }
+    }
 }
