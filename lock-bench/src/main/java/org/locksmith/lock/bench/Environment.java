@@ -2,11 +2,14 @@ package org.locksmith.lock.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Properties;
+import java.util.jar.Manifest;
 
 /** What the report says about the machine and the software: cores, CPU, memory, JVM, load, library versions. */
 final class Environment {
@@ -51,8 +54,9 @@ final class Environment {
     }
 
     /**
-     * The version of {@code group:artifact} on the class path: from the Maven metadata in its jar, else (Spring's and
-     * Connector/J's jars carry none) from the jar's file name, {@code artifact-version.jar}; "?" if neither is found.
+     * The version of {@code group:artifact} on the class path: from the Maven metadata in its jar, else from its
+     * manifest's {@code Implementation-Version}, else from the jar's file name, {@code artifact-version.jar}; "?" if
+     * none is found.
      */
     private static String version(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
@@ -63,6 +67,30 @@ final class Environment {
                 String v = p.getProperty("version");
                 if (v != null) {
                     return v;
+                }
+            }
+        } catch (IOException e) {
+            // fall through to the file name
+        }
+        // The jar's manifest (Spring's and Connector/J's jars carry no Maven metadata but an Implementation-Version),
+        // found through the class loader whatever the class path looks like.
+        try {
+            Enumeration<URL> manifests = Environment.class.getClassLoader().getResources("META-INF/MANIFEST.MF");
+            while (manifests.hasMoreElements()) {
+                URL url = manifests.nextElement();
+                String path = url.getPath();
+                int bang = path.indexOf("!/");
+                if (bang < 0) {
+                    continue;
+                }
+                String jar = path.substring(path.lastIndexOf('/', bang) + 1, bang);
+                if (jar.startsWith(artifact + "-") && jar.endsWith(".jar")) {
+                    try (InputStream in = url.openStream()) {
+                        String v = new Manifest(in).getMainAttributes().getValue("Implementation-Version");
+                        if (v != null && !v.isBlank()) {
+                            return v;
+                        }
+                    }
                 }
             }
         } catch (IOException e) {
