@@ -34,48 +34,6 @@ class CoreRenewalTest {
         return client;
     }
 
-    /**
-     * A lease lost while its owner keeps it (renewal refused, or its time ran out) is released in the store at once,
-     * once: what the store holds for it (a session's connection, a key nobody renews) is given back before the owner
-     * calls release(), which then only reports the loss.
-     */
-    @Test
-    void aLostLeaseIsReleasedInTheStoreBeforeItsOwnerReleasesIt() throws Exception {
-        MemoryBackend backend = MemoryBackend.renewing(Duration.ofMillis(400), Duration.ofMillis(50));
-        LockClient client = open(backend);
-        LockLease refused = client.lock("refused").acquire(Duration.ofSeconds(1));
-        backend.refuseRenewals = true;
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> backend.releaseCalls.get() == 1);
-        backend.refuseRenewals = false;
-        assertThat(threads.submit(() -> tryAndRelease(client, "refused")).get()).isTrue();
-
-        LockLease ranOut = client.lock("ran-out").acquire(Duration.ofSeconds(1));
-        int before = backend.releaseCalls.get();
-        backend.unreachableKeys.add("ran-out");
-        org.awaitility.Awaitility.await()
-                .atMost(Duration.ofSeconds(3))
-                .until(() -> backend.releaseCalls.get() == before + 1);
-        assertThat(threads.submit(() -> tryAndRelease(client, "ran-out")).get())
-                .as("the key of a lease that ran out is free in the store before its owner released it")
-                .isTrue();
-        int released = backend.releaseCalls.get();
-        for (LockLease lease : List.of(refused, ranOut)) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(lease::release)
-                    .isInstanceOf(org.locksmith.lock.LockLostException.class);
-        }
-        assertThat(backend.releaseCalls.get())
-                .as("no second release in the store")
-                .isEqualTo(released);
-        assertThat(backend.repeatedReleases.get()).isZero();
-    }
-
-    /** From another thread than the owner of a lost lease (its owner could not re-enter it). */
-    private static boolean tryAndRelease(LockClient client, String key) throws InterruptedException {
-        var lease = client.lock(key).tryAcquire();
-        lease.ifPresent(LockLease::release);
-        return lease.isPresent();
-    }
-
     /** One unreachable node costs the leases on it, not the leases on the healthy ones. */
     @Test
     void aFailedRenewalOfOneLeaseLeavesTheOthersConfirmed() throws Exception {

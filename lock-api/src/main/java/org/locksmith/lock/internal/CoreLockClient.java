@@ -369,22 +369,6 @@ public final class CoreLockClient implements LockClient {
         held.remove(lease.holder(), lease);
     }
 
-    /** Has a helper thread release a lost lease in the store; close() releases whatever is left if it is closing. */
-    void releaseLost(CoreLease lease) {
-        if (closed) {
-            return;
-        }
-        try {
-            helpers.execute(() -> {
-                if (!closed) {
-                    lease.releaseLostInStore();
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // closing: releaseAllOnClose() releases it
-        }
-    }
-
     void notifyLost(CoreLease lease, LockLostException cause) {
         try {
             notifier.execute(() -> {
