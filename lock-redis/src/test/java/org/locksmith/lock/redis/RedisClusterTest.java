@@ -72,6 +72,62 @@ class RedisClusterTest {
         }
     }
 
+    /**
+     * Renewal costs one script call per node per round, not one per slot: 120 leases in about 120 slots over three
+     * masters, renewed every 200 ms, counted by each master's {@code INFO commandstats} over one second.
+     */
+    @Test
+    void renewalSendsOneCallPerNodePerRound() throws Exception {
+        try (LockClient locks = Locks.open(cluster.url() + "&leaseMs=600&prefix=pernode:")) {
+            List<LockLease> leases = new ArrayList<>();
+            for (int i = 0; i < 120; i++) {
+                leases.add(locks.lock("renew-" + i).tryAcquire().orElseThrow());
+            }
+            for (redis.clients.jedis.HostAndPort node : cluster.nodeList()) {
+                try (Jedis jedis = RedisTckSupport.admin(node)) {
+                    jedis.configResetStat();
+                }
+            }
+            long start = System.nanoTime();
+            org.awaitility.Awaitility.await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
+            long[] calls = new long[cluster.nodeList().size()];
+            for (int n = 0; n < calls.length; n++) {
+                try (Jedis jedis = RedisTckSupport.admin(cluster.nodeList().get(n))) {
+                    calls[n] = scriptCalls(jedis.info("commandstats"));
+                }
+            }
+            double rounds = (System.nanoTime() - start) / 200e6;
+            for (int n = 0; n < calls.length; n++) {
+                System.out.printf(
+                        java.util.Locale.ROOT,
+                        "RENEWAL node %d: %d script calls in %.1f rounds = %.2f per round for 120 leases on 3 nodes%n",
+                        n,
+                        calls[n],
+                        rounds,
+                        calls[n] / rounds);
+                assertThat(calls[n])
+                        .as("script calls on node %d in %.1f renewal rounds", n, rounds)
+                        .isLessThanOrEqualTo((long) Math.ceil(rounds) + 2);
+            }
+            for (LockLease lease : leases) {
+                assertThat(lease.isValid()).isTrue();
+                lease.release();
+            }
+        }
+    }
+
+    /** Calls of EVAL and EVALSHA in an {@code INFO commandstats} reply. */
+    private static long scriptCalls(String commandstats) {
+        long calls = 0;
+        for (String line : commandstats.split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_eval:") || line.startsWith("cmdstat_evalsha:")) {
+                String c = line.substring(line.indexOf("calls=") + "calls=".length());
+                calls += Long.parseLong(c.substring(0, c.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
     @Test
     void braceKeysKeepTheirOwnSlot() {
         assertThat(LockKeys.of("p:", "{a}x").slot())

@@ -107,6 +107,28 @@ public final class LockScripts {
             """;
 
     /**
+     * {@link #RENEW} for keys in many slots of one cluster node: KEYS[1] one of them (it routes the call to the
+     * node); ARGV[1] TTL ms, ARGV[2] n, ARGV[3..n+2] the hashes, ARGV[n+3..2n+2] their owners. A cluster refuses
+     * declared keys of different slots (CROSSSLOT) whatever the flags, so the hashes travel as arguments, which the
+     * Redis 7.0+ flag {@code allow-cross-slot-keys} lets the script access while this node serves them (else the
+     * script fails and the caller renews those leases one slot per call). Returns the 1-based indexes lost.
+     */
+    static final String RENEW_NODE = """
+            #!lua flags=allow-cross-slot-keys
+            local n = tonumber(ARGV[2])
+            local lost = {}
+            for i = 1, n do
+              local key = ARGV[2 + i]
+              if redis.call('HGET', key, 'o') == ARGV[2 + n + i] then
+                redis.call('PEXPIRE', key, ARGV[1])
+              else
+                lost[#lost + 1] = i
+              end
+            end
+            return lost
+            """;
+
+    /**
      * KEYS[1] hash, KEYS[2] wake list; ARGV[1] TTL ms. A waiter that consumed a wake-up but gave up (interrupt,
      * deadline, close) passes it on: to the list if the lock is free, else to the holder's release.
      */

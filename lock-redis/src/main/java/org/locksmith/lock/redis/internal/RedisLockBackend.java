@@ -3,15 +3,19 @@ package org.locksmith.lock.redis.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +31,7 @@ import org.locksmith.lock.spi.RenewalReport;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -79,6 +84,10 @@ public final class RedisLockBackend implements LockBackend {
     private final Semaphore blockingPermits;
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
     private final ThreadPoolExecutor canceller;
+    /** Cluster renewal: one thread per node in a round, idle threads end after 5 s. */
+    private final ThreadPoolExecutor renewThreads;
+    /** Whether the servers run scripts on keys of many slots (script flags, Redis 7.0+); off once one refuses. */
+    private volatile boolean crossSlotRenewal = true;
 
     /**
      * @param commands the client for short commands
@@ -98,6 +107,13 @@ public final class RedisLockBackend implements LockBackend {
         this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
         this.blockingPermits = sharedPermits(waits, blockingLimit);
         this.canceller = cancelSignalSender(blockingLimit);
+        AtomicInteger renewers = new AtomicInteger();
+        this.renewThreads =
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "locksmith-redis-renew-" + renewers.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
         this.waitConnections = new WaitConnections(waits, canceller);
     }
 
@@ -372,6 +388,143 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
+        if (cluster && crossSlotRenewal) {
+            renewPerNode(leases, report);
+            return;
+        }
+        renewPerSlot(leases, report);
+    }
+
+    /**
+     * Cluster renewal: the leases grouped by the node that serves their slot, each node's leases renewed by one
+     * script call per {@value #RENEW_BATCH} leases ({@link LockScripts#RENEW_NODE}, keys of many slots), the calls of
+     * a node pipelined on one connection and the nodes in parallel, so a stalled node delays only its own leases.
+     * A batch the node refuses (a slot moved or migrating: MOVED, ASK, TRYAGAIN, CROSSSLOT) falls back to one call
+     * per slot, routed by the client; a server without script flags (before Redis 7.0) turns this off for good.
+     */
+    @SuppressWarnings("deprecation") // JedisCluster, see WaitConnections.nodePools
+    private void renewPerNode(List<BackendLease> leases, RenewalReport report) {
+        Map<String, List<RedisLease>> byNode = new LinkedHashMap<>();
+        Map<String, Integer> slotOfNode = new HashMap<>();
+        Map<Integer, String> nodeOfSlot = new HashMap<>();
+        List<BackendLease> unrouted = new ArrayList<>();
+        for (BackendLease lease : leases) {
+            RedisLease l = (RedisLease) lease;
+            int slot = l.keys.slot();
+            String node = nodeOfSlot.get(slot);
+            if (node == null) {
+                try (Connection c = commands instanceof JedisCluster jc
+                        ? jc.getConnectionFromSlot(slot)
+                        : ((RedisClusterClient) commands).getConnectionFromSlot(slot)) {
+                    node = c.getHostAndPort().toString();
+                } catch (RuntimeException e) {
+                    unrouted.add(l); // the per-slot path reports it
+                    continue;
+                }
+                nodeOfSlot.put(slot, node);
+                slotOfNode.putIfAbsent(node, slot);
+            }
+            byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(l);
+        }
+        List<Future<?>> running = new ArrayList<>();
+        for (Map.Entry<String, List<RedisLease>> e : byNode.entrySet()) {
+            int slot = slotOfNode.get(e.getKey());
+            Runnable work = () -> renewOnNode(slot, e.getValue(), report);
+            try {
+                running.add(renewThreads.submit(work));
+            } catch (RejectedExecutionException closing) {
+                work.run();
+            }
+        }
+        if (!unrouted.isEmpty()) {
+            renewPerSlot(unrouted, report);
+        }
+        boolean interrupted = false;
+        for (Future<?> f : running) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException ie) {
+                    interrupted = true; // return only once no call is in flight, as the SPI asks
+                } catch (ExecutionException ee) {
+                    LOG.log(System.Logger.Level.WARNING, "A node's renewal failed: " + ee.getCause(), ee.getCause());
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The leases of one node: its batches pipelined on one connection of that node, one reply per batch. */
+    @SuppressWarnings("deprecation") // JedisCluster, see WaitConnections.nodePools
+    private void renewOnNode(int anySlot, List<RedisLease> leases, RenewalReport report) {
+        List<List<RedisLease>> batches = new ArrayList<>();
+        for (int from = 0; from < leases.size(); from += RENEW_BATCH) {
+            batches.add(leases.subList(from, Math.min(leases.size(), from + RENEW_BATCH)));
+        }
+        List<BackendLease> refused = new ArrayList<>();
+        long sentAt = System.nanoTime();
+        List<Object> replies;
+        try (Connection c = commands instanceof JedisCluster jc
+                ? jc.getConnectionFromSlot(anySlot)
+                : ((RedisClusterClient) commands).getConnectionFromSlot(anySlot)) {
+            for (List<RedisLease> batch : batches) {
+                String[] arguments = new String[batch.size() * 2 + 5];
+                int i = 0;
+                arguments[i++] = LockScripts.RENEW_NODE;
+                arguments[i++] = "1";
+                arguments[i++] = batch.get(0).keys.hash();
+                arguments[i++] = leaseMillis;
+                arguments[i++] = Integer.toString(batch.size());
+                for (RedisLease l : batch) {
+                    arguments[i++] = l.keys.hash();
+                }
+                for (RedisLease l : batch) {
+                    arguments[i++] = l.owner;
+                }
+                c.sendCommand(Protocol.Command.EVAL, arguments);
+            }
+            replies = c.getMany(batches.size());
+        } catch (RuntimeException e) {
+            LockBackendException failure = failure("failed", e);
+            leases.forEach(l -> report.unconfirmed(l, failure));
+            return;
+        }
+        for (int b = 0; b < batches.size(); b++) {
+            List<RedisLease> batch = batches.get(b);
+            Object reply = replies.get(b);
+            if (reply instanceof JedisDataException refusal) {
+                String message = String.valueOf(refusal.getMessage()).toLowerCase(java.util.Locale.ROOT);
+                if (message.contains("flag") || message.contains("compil") || message.contains("shebang")) {
+                    crossSlotRenewal = false; // a server before 7.0: script flags are unknown
+                    LOG.log(
+                            System.Logger.Level.INFO,
+                            "Redis does not know script flags (before 7.0): renewing one slot per call: " + refusal);
+                }
+                refused.addAll(batch);
+                continue;
+            }
+            Set<Integer> gone = new HashSet<>();
+            for (Object index : (List<?>) reply) {
+                gone.add((int) asLong(index) - 1);
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                if (gone.contains(i)) {
+                    report.lost(batch.get(i), "no longer held in Redis (renewal refused)");
+                } else {
+                    report.renewed(batch.get(i), sentAt);
+                }
+            }
+        }
+        if (!refused.isEmpty()) {
+            renewPerSlot(refused, report);
+        }
+    }
+
+    private void renewPerSlot(List<BackendLease> leases, RenewalReport report) {
         // One script call per slot (and batch), unless the client is known to talk to one server: a script may
         // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
         boolean oneServer = commands instanceof RedisClient;
@@ -574,6 +727,7 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public void close() {
         canceller.shutdown();
+        renewThreads.shutdown();
         for (AutoCloseable c : owned) {
             try {
                 c.close();
