@@ -14,9 +14,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.locksmith.lock.LockBackendException;
@@ -45,6 +47,10 @@ public final class MySqlLockBackend implements LockBackend {
     private final String name;
     private final ExecutorService cancelExecutor;
     private final Set<SessionLease> sessions = ConcurrentHashMap.newKeySet();
+    /** Runs {@link #sweep}; its thread ends when idle. */
+    private final ScheduledThreadPoolExecutor sweeper;
+
+    private final AtomicBoolean sweeping = new AtomicBoolean();
 
     public MySqlLockBackend(MySqlSettings settings, List<Shard> shards) {
         if (shards.isEmpty()) {
@@ -97,6 +103,14 @@ public final class MySqlLockBackend implements LockBackend {
         }
         this.name =
                 "mysql-" + settings.strategy().urlValue() + (shards.size() > 1 ? "-" + shards.size() + "shards" : "");
+        this.sweeper = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "locksmith-mysql-sweep-" + CANCEL_THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        sweeper.setKeepAliveTime(10, TimeUnit.SECONDS);
+        sweeper.allowCoreThreadTimeOut(true);
+        sweeper.setRemoveOnCancelPolicy(true);
         this.cancelExecutor =
                 new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
                     Thread t = new Thread(r, "locksmith-mysql-cancel-" + CANCEL_THREADS.incrementAndGet());
@@ -207,6 +221,7 @@ public final class MySqlLockBackend implements LockBackend {
                 continue;
             }
             if (alive) {
+                lease.confirmed(sentAt);
                 report.renewed(lease, sentAt);
                 continue;
             }
@@ -261,11 +276,13 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public void close() {
+        sweeper.shutdownNow();
         cancelExecutor.shutdown();
         for (Shard shard : shards) {
             shard.close();
         }
         try {
+            sweeper.awaitTermination(5, TimeUnit.SECONDS);
             cancelExecutor.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -293,6 +310,40 @@ public final class MySqlLockBackend implements LockBackend {
 
     void remember(SessionLease lease) {
         sessions.add(lease);
+        if (sweeping.compareAndSet(false, true)) {
+            scheduleSweep();
+        }
+    }
+
+    /**
+     * Gives back the connections of held sessions that no check has confirmed for the session timeout: their
+     * leases have run out (a paused process, checks that never reached them), and the core no longer checks a
+     * lease it knows lost, so only its owner's release() would give the connection back. Runs every check interval
+     * on a daemon thread while any session is held.
+     */
+    private void sweep() {
+        long now = System.nanoTime();
+        long sessionNanos = settings.sessionTimeout().toNanos();
+        for (SessionLease lease : sessions) {
+            if (lease.giveBackIfRunOut(now, sessionNanos)) {
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "Gave back the connection of a lock on " + lease.shard + " that no check confirmed for "
+                                + settings.sessionTimeout().toMillis() + " ms (sessionTimeoutMs): its lease ran out");
+            }
+        }
+        sweeping.set(false);
+        if (!sessions.isEmpty() && sweeping.compareAndSet(false, true)) {
+            scheduleSweep();
+        }
+    }
+
+    private void scheduleSweep() {
+        try {
+            sweeper.schedule(this::sweep, settings.checkInterval().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            sweeping.set(false);
+        }
     }
 
     void forget(SessionLease lease) {

@@ -2,6 +2,7 @@ package org.locksmith.lock.mysql.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.locksmith.lock.spi.BackendLease;
 
 /**
@@ -16,8 +17,10 @@ abstract class SessionLease implements BackendLease {
     final Connection connection;
     private final long token;
     private final long confirmedAtNanos;
-    /** Set once the connection went back (discarded) because the lock was found lost; guarded by the core's I/O lock. */
-    private volatile boolean givenBack;
+    /** Set by whichever gives the connection back first: release, a check that found the lock lost, the sweep. */
+    private final AtomicBoolean givenBack = new AtomicBoolean();
+    /** Send time of the last round trip that proved the session held the lock (System.nanoTime()). */
+    private volatile long lastConfirmedNanos;
 
     SessionLease(MySqlLockBackend backend, Shard shard, Connection connection, long token, long confirmedAtNanos) {
         this.backend = backend;
@@ -25,6 +28,28 @@ abstract class SessionLease implements BackendLease {
         this.connection = connection;
         this.token = token;
         this.confirmedAtNanos = confirmedAtNanos;
+        this.lastConfirmedNanos = confirmedAtNanos;
+    }
+
+    /** A check sent at {@code sentAtNanos} proved the lock held. */
+    void confirmed(long sentAtNanos) {
+        lastConfirmedNanos = sentAtNanos;
+    }
+
+    /**
+     * Gives the connection back if no check has proved the lock held for {@code sessionNanos}: the core's validity
+     * of the lease has ended by then and the server ends a session silent that long, so the lease is lost whether
+     * or not anyone said so yet, and the core no longer checks a lease it knows lost.
+     *
+     * @return whether this call gave the connection back
+     */
+    boolean giveBackIfRunOut(long nowNanos, long sessionNanos) {
+        if (nowNanos - lastConfirmedNanos < sessionNanos || !givenBack.compareAndSet(false, true)) {
+            return false;
+        }
+        backend.forget(this);
+        shard.discard(connection);
+        return true;
     }
 
     @Override
@@ -49,11 +74,10 @@ abstract class SessionLease implements BackendLease {
         } catch (SQLException e) {
             held = false;
         }
-        if (!held) {
+        if (!held && givenBack.compareAndSet(false, true)) {
             // Lost for good: give the connection back now (closed, so that the server ends whatever the session
             // still holds) instead of keeping it until the owner calls release(), which may be much later.
             backend.forget(this);
-            givenBack = true;
             shard.discard(connection);
         }
         return held;
@@ -64,8 +88,8 @@ abstract class SessionLease implements BackendLease {
 
     @Override
     public boolean release() {
-        if (givenBack) {
-            return false;
+        if (!givenBack.compareAndSet(false, true)) {
+            return false; // given back already: the lock was found lost or ran out
         }
         backend.forget(this);
         boolean released;
