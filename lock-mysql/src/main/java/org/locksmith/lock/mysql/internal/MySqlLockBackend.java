@@ -226,6 +226,8 @@ public final class MySqlLockBackend implements LockBackend {
                 continue;
             }
             report.lost(lease, "its session on " + shard + " ended or no longer holds the lock");
+            // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
+            lease.giveBackLost();
             if (System.nanoTime() - sentAt >= stallNanos) {
                 stalled = new LockBackendException("a session check on " + shard + " took timeoutMs ("
                         + settings.timeout().toMillis() + " ms) and failed: the server or the network is stalled");

@@ -68,19 +68,25 @@ abstract class SessionLease implements BackendLease {
      */
     @Override
     public boolean renew() {
-        boolean held;
         try {
-            held = stillHeld();
+            return stillHeld();
         } catch (SQLException e) {
-            held = false;
+            return false;
         }
-        if (!held && givenBack.compareAndSet(false, true)) {
-            // Lost for good: give the connection back now (closed, so that the server ends whatever the session
-            // still holds) instead of keeping it until the owner calls release(), which may be much later.
+    }
+
+    /**
+     * Gives the connection back (closed, so that the server ends whatever the session still holds) once the core
+     * knows the lease lost, instead of keeping it until the owner calls release(), which may be much later. Never
+     * before: a check that failed on a live session (a read timeout after the process was paused, say) would free the
+     * lock in the server while the core still counted the lease valid, and another client could be granted in that
+     * instant.
+     */
+    void giveBackLost() {
+        if (givenBack.compareAndSet(false, true)) {
             backend.forget(this);
             shard.discard(connection);
         }
-        return held;
     }
 
     /** Whether the server still holds the lock for this session; a round trip on {@link #connection}. */
