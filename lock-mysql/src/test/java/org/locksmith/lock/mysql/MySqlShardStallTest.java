@@ -63,15 +63,13 @@ class MySqlShardStallTest {
                     }
                 }
                 proxy.stall();
-                long end = System.nanoTime() + Duration.ofSeconds(4).toNanos(); // longer than the session timeout
-                int checks = 0;
-                while (System.nanoTime() < end) {
-                    assertThat(onHealthy.isValid())
-                            .as("lease on the healthy shard, %d ms into the stall", checks * 20)
-                            .isTrue();
-                    checks++;
-                    Thread.sleep(20);
-                }
+                LockLease healthy = onHealthy;
+                // longer than the session timeout
+                org.awaitility.Awaitility.await()
+                        .during(Duration.ofSeconds(4))
+                        .atMost(Duration.ofSeconds(6))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(healthy::isValid);
                 long t0 = System.nanoTime();
                 onHealthy.release();
                 assertThat(Duration.ofNanos(System.nanoTime() - t0))

@@ -44,12 +44,7 @@ abstract class SessionLease implements BackendLease {
      * @return whether this call gave the connection back
      */
     boolean giveBackIfRunOut(long nowNanos, long sessionNanos) {
-        if (nowNanos - lastConfirmedNanos < sessionNanos || !givenBack.compareAndSet(false, true)) {
-            return false;
-        }
-        backend.forget(this);
-        shard.discard(connection);
-        return true;
+        return nowNanos - lastConfirmedNanos >= sessionNanos && giveBackLost();
     }
 
     @Override
@@ -82,11 +77,13 @@ abstract class SessionLease implements BackendLease {
      * lock in the server while the core still counted the lease valid, and another client could be granted in that
      * instant.
      */
-    void giveBackLost() {
-        if (givenBack.compareAndSet(false, true)) {
-            backend.forget(this);
-            shard.discard(connection);
+    boolean giveBackLost() {
+        if (!givenBack.compareAndSet(false, true)) {
+            return false;
         }
+        backend.forget(this);
+        shard.discard(connection);
+        return true;
     }
 
     /** Whether the server still holds the lock for this session; a round trip on {@link #connection}. */
