@@ -25,6 +25,7 @@ import org.locksmith.lock.tck.internal.LeaseContract;
 import org.locksmith.lock.tck.internal.MutualExclusionContract;
 import org.locksmith.lock.tck.internal.OwnershipContract;
 import org.locksmith.lock.tck.internal.StoreContract;
+import org.locksmith.lock.tck.internal.StoreRestartContract;
 import org.locksmith.lock.tck.internal.TckEnv;
 
 /**
@@ -217,6 +218,11 @@ public abstract class LockTck {
     @Test
     public void c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares() throws Exception {
         new MutualExclusionContract(env).pausedWaiterNeitherKeepsNorShares();
+    }
+
+    @Test
+    public void c01_mutualExclusion_holderAcrossStoreRestart() throws Exception {
+        new StoreRestartContract(env).holderNeverValidWhileAnotherHoldsAcrossRestart();
     }
 
     /** Stochastic (random entry points and fault targets); the seed is in the report. */

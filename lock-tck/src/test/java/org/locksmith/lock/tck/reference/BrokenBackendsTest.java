@@ -329,4 +329,12 @@ class BrokenBackendsTest {
     void declaresLossDetectionButRenewalNeverNotices() throws Exception {
         assertCaught(BrokenTcks.RenewIgnoresLoss.class, "c11_lossDetection_stateDeleted", "isValid()");
     }
+
+    @Test
+    void grantsAForgottenLockWhileItsHolderStillBelieves() throws Exception {
+        assertCaught(
+                BrokenTcks.GrantsRightAfterRestart.class,
+                "c01_mutualExclusion_holderAcrossStoreRestart",
+                "two valid holders across a store restart");
+    }
 }

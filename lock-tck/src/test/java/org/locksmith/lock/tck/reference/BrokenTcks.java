@@ -289,6 +289,22 @@ final class BrokenTcks {
         }
     }
 
+    /**
+     * A restarted store that forgot its locks grants them at once, while a holder's lease (confirmed just before the
+     * restart) still runs: two valid holders until the holder's next renewal.
+     */
+    static class GrantsRightAfterRestart extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-grants-right-after-restart";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.GRANTS_RIGHT_AFTER_RESTART);
+        }
+    }
+
     /** Starts a pool housekeeper thread per client and never stops it: close leaks a thread of a library. */
     static class LeaksHousekeeperThread extends MemoryTck {
         @Override

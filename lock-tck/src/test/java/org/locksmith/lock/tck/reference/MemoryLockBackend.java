@@ -48,6 +48,8 @@ final class MemoryLockBackend implements LockBackend {
         UNFAIR_ORDER,
         CASE_INSENSITIVE_KEYS,
         RENEW_IGNORES_LOSS,
+        /** Grants as soon as a restarted store serves, while a holder of a forgotten lock still believes it holds. */
+        GRANTS_RIGHT_AFTER_RESTART,
         /** Starts a "connection pool housekeeper" thread per client, as pool libraries do, and never stops it. */
         LEAKS_HOUSEKEEPER_THREAD,
         /** close() forgets to close its "connection" to the store. */
@@ -230,7 +232,8 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 long now = System.nanoTime();
                 expireIfDue(key, ks, now);
-                if (ks.holder == null && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)) {
+                boolean restarting = now - store.grantsFromNanos < 0 && !has(Defect.GRANTS_RIGHT_AFTER_RESTART);
+                if (ks.holder == null && !restarting && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)) {
                     if (me != null) {
                         ks.waiters.remove(me);
                     }
@@ -260,6 +263,9 @@ final class MemoryLockBackend implements LockBackend {
                 Grant h = ks.holder;
                 if (h != null && h.expiresAtNanos != Long.MAX_VALUE) {
                     wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
+                }
+                if (restarting) {
+                    wait = Math.min(wait, Math.max(1, store.grantsFromNanos - now));
                 }
                 long poll = pollNanos();
                 if (poll == 0 && has(Defect.LOSES_WAKEUPS) && WAITS.incrementAndGet() % 4 == 0) {

@@ -21,6 +21,12 @@ final class MemoryStore {
 
     boolean down;
 
+    /**
+     * Until when ({@link System#nanoTime()}) a restarted store grants nothing: a lock it forgot may still be believed
+     * held by a client whose lease or session bound has not run out yet.
+     */
+    long grantsFromNanos = System.nanoTime();
+
     /** Clients "connected" to this store: opened and not yet closed. */
     final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
     /** Requests served: every acquire attempt or re-check, renewal round and release, as a server would count. */
@@ -62,11 +68,15 @@ final class MemoryStore {
         }
     }
 
-    /** A crash restart: lock state and waiters' places are gone; the fencing counters survive. */
-    void restart() {
+    /**
+     * A crash restart: lock state and waiters' places are gone; the fencing counters survive. The store then grants
+     * nothing for {@code holdOff}, the longest a client may believe in a lock it held before.
+     */
+    void restart(java.time.Duration holdOff) {
         lock.lock();
         try {
             keys.clear();
+            grantsFromNanos = System.nanoTime() + holdOff.toNanos();
             changed.signalAll();
         } finally {
             lock.unlock();

@@ -93,7 +93,10 @@ abstract class MemoryTck extends LockTck {
 
             @Override
             public void restartStore() {
-                store.restart();
+                store.restart(
+                        timings().leaseTime().compareTo(timings().sessionTimeout()) >= 0
+                                ? timings().leaseTime()
+                                : timings().sessionTimeout());
             }
 
             @Override
