@@ -159,7 +159,7 @@ class ErrorsTest {
     void redisDyingWhileWaitingIsUnavailable() throws Exception {
         Path ran = dir.resolve("ran");
         try (RedisTestServers.Private redis = new RedisTestServers.Private()) {
-            String url = redis.url() + "?timeoutMs=1000";
+            String url = redis.url() + "&timeoutMs=1000";
             LockClient holder = Locks.open(url);
             holder.lock("busy").acquire(Duration.ofSeconds(5));
             try (Cli cli = Cli.start(

@@ -27,7 +27,9 @@ public final class RedisTestServers {
                 Runtime.getRuntime().addShutdownHook(new Thread(found::close, "cli-test-redis-stop"));
                 shared = found;
             }
-            return shared.url();
+            // The restart hold-off off: these tests are not about restarts, and a server just started would
+            // otherwise grant nothing for a lease time.
+            return shared.url() + "?restartHoldOffMs=0";
         } finally {
             LOCK.unlock();
         }
@@ -37,9 +39,9 @@ public final class RedisTestServers {
     public static final class Private implements AutoCloseable {
         private final PrivateRedis redis = PrivateRedis.start();
 
-        /** Its URL, {@code redis://127.0.0.1:PORT}. */
+        /** Its URL, {@code redis://127.0.0.1:PORT?restartHoldOffMs=0}: add parameters with {@code &}. */
         public String url() {
-            return redis.url();
+            return redis.url("");
         }
 
         /** A plain connection for the test's own commands; close it after use. */

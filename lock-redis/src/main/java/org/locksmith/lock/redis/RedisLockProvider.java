@@ -25,6 +25,9 @@ import org.locksmith.lock.spi.LockUrl;
  *   <li>{@code cluster=false} unless several hosts are given
  *   <li>{@code evictionCheck=warn} what opening does if a server may evict lock keys ({@code maxmemory} set and
  *       {@code maxmemory-policy} not {@code noeviction}): {@code warn}, {@code refuse} or {@code ignore}
+ *   <li>{@code restartHoldOffMs} (default: {@code leaseMs}) how long after a server starts it grants no lock, so
+ *       that a server restarted without its data cannot grant a lock whose earlier holder still believes it holds;
+ *       set it to the longest lease of any client, or 0 if every write survives a restart ({@code appendfsync always})
  * </ul>
  *
  * Unknown parameters are rejected. {@link #open} pings the server, so a wrong port, host or password fails at once

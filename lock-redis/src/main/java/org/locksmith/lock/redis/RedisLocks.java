@@ -74,6 +74,7 @@ public final class RedisLocks {
         private String address = "a Jedis client given by the application";
         private boolean closeClients;
         private EvictionCheck evictionCheck = EvictionCheck.WARN;
+        private Duration restartHoldOff;
 
         private Builder() {}
 
@@ -83,6 +84,18 @@ public final class RedisLocks {
          */
         public Builder leaseTime(Duration leaseTime) {
             this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /**
+         * How long after a Redis server starts it grants no lock (default: the lease time; zero turns it off). A
+         * server that restarts without its data (no persistence, or writes lost in the crash) has forgotten the
+         * locks it granted, and their holders may believe they hold for up to their lease time; set it to the
+         * longest lease time of any client of the server. Turn it off only if every write a grant makes survives a
+         * restart ({@code appendonly yes} with {@code appendfsync always}).
+         */
+        public Builder restartHoldOff(Duration restartHoldOff) {
+            this.restartHoldOff = Objects.requireNonNull(restartHoldOff, "restartHoldOff");
             return this;
         }
 
@@ -143,7 +156,12 @@ public final class RedisLocks {
          */
         public LockClient build(UnifiedJedis jedis) {
             Objects.requireNonNull(jedis, "jedis");
-            RedisSettings settings = new RedisSettings(leaseTime, prefix, maxBlockingWaiters, address);
+            RedisSettings settings = new RedisSettings(
+                    leaseTime,
+                    prefix,
+                    maxBlockingWaiters,
+                    address,
+                    restartHoldOff == null ? leaseTime : restartHoldOff);
             UnifiedJedis waits = waitClient == null ? jedis : waitClient;
             List<AutoCloseable> owned =
                     !closeClients ? List.of() : waits == jedis ? List.of(jedis) : List.of(jedis, waits);

@@ -40,6 +40,14 @@ abstract class EnvironmentRedisTest {
         }
     }
 
+    /**
+     * The URL of the test's Redis with {@code params} ({@code name=value&...}). The restart hold-off is off: these
+     * tests are not about restarts, and a server the tests just started would otherwise grant nothing for a lease.
+     */
+    static String url(String params) {
+        return redis.url() + "?restartHoldOffMs=0" + (params.isEmpty() ? "" : "&" + params);
+    }
+
     /** An application's pooled client, as {@code RedisLocks.using} receives it. */
     static RedisClient pooledClient(HostAndPort at, String name, int poolSize, int timeoutMillis, Duration maxWait) {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();

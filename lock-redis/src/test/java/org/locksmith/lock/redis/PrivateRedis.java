@@ -165,6 +165,14 @@ final class PrivateRedis implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
+    /**
+     * {@link #url()} with {@code params} and the restart hold-off off, for tests that are not about restarts (a
+     * server just started would otherwise grant nothing for a lease time).
+     */
+    String url(String params) {
+        return url() + "?restartHoldOffMs=0" + (params.isEmpty() ? "" : "&" + params);
+    }
+
     HostAndPort hostAndPort() {
         return new HostAndPort("127.0.0.1", port);
     }

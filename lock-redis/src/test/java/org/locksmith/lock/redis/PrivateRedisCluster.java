@@ -89,7 +89,7 @@ final class PrivateRedisCluster implements AutoCloseable {
     /** A cluster URL: every node as a seed. */
     String url() {
         return "redis://" + nodes.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","))
-                + "?cluster=true";
+                + "?cluster=true&restartHoldOffMs=0";
     }
 
     @Override

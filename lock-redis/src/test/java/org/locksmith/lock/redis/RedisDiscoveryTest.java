@@ -40,7 +40,7 @@ class RedisDiscoveryTest extends EnvironmentRedisTest {
     @Test
     void locksOpenWithARedisUrlFindsTheProviderWithoutLocksmithUrl() throws Exception {
         String prefix = URLEncoder.encode("locksmith-test:discovery:", StandardCharsets.UTF_8);
-        List<String> out = probe(redis.url() + "?prefix=" + prefix);
+        List<String> out = probe(url("prefix=" + prefix));
         assertThat(out).contains("providers=redis", "LOCKSMITH_URL=null", "backend=redis");
         assertThat(out).anyMatch(line -> line.matches("token=[1-9][0-9]*"));
     }

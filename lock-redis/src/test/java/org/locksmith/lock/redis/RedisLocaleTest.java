@@ -36,7 +36,7 @@ class RedisLocaleTest extends EnvironmentRedisTest {
     @ValueSource(strings = {"ar-EG", "fa-IR", "bn-BD", "mr-IN"})
     void aContendedAcquireWaitsAndIsGrantedWhateverTheDefaultLocale(String tag) throws Exception {
         Locale.setDefault(Locale.forLanguageTag(tag));
-        String url = redis.url() + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8);
+        String url = url("prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8));
         ExecutorService threads = Executors.newSingleThreadExecutor();
         try (LockClient holder = Locks.open(url);
                 LockClient waiter = Locks.open(url)) {

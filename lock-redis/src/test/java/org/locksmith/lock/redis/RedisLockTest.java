@@ -35,8 +35,7 @@ class RedisLockTest extends EnvironmentRedisTest {
 
     private LockClient open(String extra) {
         String lease = extra.contains("leaseMs=") ? "" : "leaseMs=2000&";
-        return Locks.open(
-                redis.url() + "?" + lease + "prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8) + extra);
+        return Locks.open(url(lease + "prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8) + extra));
     }
 
     private int keysOfRun() {

@@ -61,6 +61,7 @@ class RedisLostReplyTest extends EnvironmentRedisTest {
 
     private LockClient locks(RedisClient commands, RedisClient waits) {
         return RedisLocks.builder()
+                .restartHoldOff(Duration.ZERO)
                 .prefix(prefix)
                 .leaseTime(Duration.ofSeconds(30))
                 .waitClient(waits)
@@ -214,6 +215,7 @@ class RedisLostReplyTest extends EnvironmentRedisTest {
     void aRepeatedReleaseStillReportsALeaseThatExpiredAsLost() throws Exception {
         try (RedisClient jedis = client(node, "expired-" + run);
                 LockClient locks = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
                         .prefix(prefix)
                         .leaseTime(Duration.ofMillis(300))
                         .build(jedis)) {

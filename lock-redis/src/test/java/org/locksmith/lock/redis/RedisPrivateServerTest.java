@@ -53,7 +53,7 @@ class RedisPrivateServerTest {
     }
 
     private static LockClient open(String parameters) {
-        return Locks.open(redis.url() + "?prefix=private:&" + parameters);
+        return Locks.open(redis.url("prefix=private:&" + parameters));
     }
 
     @Test
@@ -333,6 +333,39 @@ class RedisPrivateServerTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }
 
+    /**
+     * A server just started may have lost the locks it granted before (no persistence), whose holders may still
+     * believe they hold for a lease time: it grants nothing until it has been up for the restart hold-off.
+     */
+    @Test
+    void aFreshServerGrantsNothingBeforeTheRestartHoldOff() throws Exception {
+        try (PrivateRedis fresh = PrivateRedis.start();
+                LockClient locks = Locks.open(fresh.url() + "?leaseMs=3000&prefix=holdoff:")) {
+            assertThat(uptimeSeconds(fresh)).isLessThan(3);
+            assertThat(locks.lock("k").tryAcquire()).isEmpty();
+            try (LockLease lease = locks.lock("k").acquire(Duration.ofSeconds(10))) {
+                assertThat(uptimeSeconds(fresh)).isGreaterThanOrEqualTo(3);
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+        try (PrivateRedis fresh = PrivateRedis.start();
+                LockClient locks = Locks.open(fresh.url() + "?leaseMs=3000&restartHoldOffMs=0&prefix=holdoff:")) {
+            assertThat(locks.lock("k").tryAcquire()).isPresent().get().satisfies(LockLease::release);
+        }
+    }
+
+    private static long uptimeSeconds(PrivateRedis server) {
+        try (Jedis jedis = server.jedis()) {
+            for (String line : jedis.info("server").split("\\r?\\n")) {
+                if (line.startsWith("uptime_in_seconds:")) {
+                    return Long.parseLong(
+                            line.substring("uptime_in_seconds:".length()).trim());
+                }
+            }
+        }
+        throw new AssertionError("no uptime_in_seconds in INFO server");
+    }
+
     @Test
     void aWrongPasswordFailsFastNamingTheAddressAndHidingThePassword() {
         try (PrivateRedis secured = PrivateRedis.startWithPassword("right-secret")) {
@@ -342,7 +375,8 @@ class RedisPrivateServerTest {
                     .hasMessageContaining("127.0.0.1:" + secured.port())
                     .hasMessageNotContaining("wrong-secret");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
-            try (LockClient ok = Locks.open("redis://:right-secret@127.0.0.1:" + secured.port());
+            try (LockClient ok =
+                            Locks.open("redis://:right-secret@127.0.0.1:" + secured.port() + "?restartHoldOffMs=0");
                     LockLease lease = ok.lock("k").tryAcquire().orElseThrow()) {
                 assertThat(lease.isValid()).isTrue();
             }
@@ -467,8 +501,8 @@ class RedisPrivateServerTest {
     @Test
     void aCommandTimeoutBelowAServerTickDoesNotFailHealthyWaits() throws Exception {
         try (PrivateRedis slowTick = PrivateRedis.start("--hz", "5");
-                LockClient holder = Locks.open(slowTick.url() + "?leaseMs=30000");
-                LockClient locks = Locks.open(slowTick.url() + "?leaseMs=30000&timeoutMs=20")) {
+                LockClient holder = Locks.open(slowTick.url("leaseMs=30000"));
+                LockClient locks = Locks.open(slowTick.url("leaseMs=30000&timeoutMs=20"))) {
             LockLease held = holder.lock("tick").acquire(Duration.ofSeconds(1));
             for (int i = 0; i < 5; i++) {
                 assertThatThrownBy(() -> locks.lock("tick").acquire(Duration.ofMillis(150)))

@@ -2,6 +2,7 @@ package org.locksmith.lock.redis;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.redis.internal.LockKeys;
@@ -81,6 +84,29 @@ abstract class RedisTckSupport extends LockTck {
     @Override
     protected Optional<String> workerUrl() {
         return Optional.of(url(run + "-worker"));
+    }
+
+    /**
+     * Waits until every node has been up for the restart hold-off (the TCK's lease time, the clients' default):
+     * a server a test just started, or restarted in an earlier test, grants nothing before that.
+     */
+    @BeforeEach
+    void serversUpForTheRestartHoldOff() {
+        long holdOffSeconds = (timings().leaseTime().toMillis() + 999) / 1000;
+        for (HostAndPort node : nodes()) {
+            Awaitility.await().atMost(Duration.ofSeconds(holdOffSeconds + 5)).until(() -> {
+                try (Jedis jedis = admin(node)) {
+                    for (String line : jedis.info("server").split("\r?\n")) {
+                        if (line.startsWith("uptime_in_seconds:")) {
+                            return Long.parseLong(line.substring("uptime_in_seconds:".length())
+                                            .trim())
+                                    >= holdOffSeconds;
+                        }
+                    }
+                    return false;
+                }
+            });
+        }
     }
 
     /** {@code INFO stats} total_commands_processed, summed over the nodes. */

@@ -39,6 +39,7 @@ class RedisWaiterTest extends EnvironmentRedisTest {
         int waiters = 10;
         try (RedisClient jedis = pooledClient(node, name, poolSize, 2_000);
                 LockClient locks = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
                         .prefix(prefix)
                         .leaseTime(Duration.ofMillis(600))
                         .build(jedis)) {
@@ -80,10 +81,12 @@ class RedisWaiterTest extends EnvironmentRedisTest {
         int waitersEach = 6;
         try (RedisClient jedis = pooledClient(node, name, poolSize, 2_000);
                 LockClient first = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
                         .prefix(prefix)
                         .leaseTime(Duration.ofMillis(600))
                         .build(jedis);
                 LockClient second = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
                         .prefix(prefix)
                         .leaseTime(Duration.ofMillis(600))
                         .build(jedis)) {
@@ -124,8 +127,14 @@ class RedisWaiterTest extends EnvironmentRedisTest {
     void aWaiterOnADeadServerFailsByItsDeadlinePlusTheCommandTimeout() throws Exception {
         try (PrivateRedis server = PrivateRedis.start();
                 RedisClient jedis = pooledClient(new HostAndPort("127.0.0.1", server.port()), "dead-" + run, 8, 300);
-                LockClient holder = RedisLocks.builder().prefix(prefix).build(jedis);
-                LockClient waiter = RedisLocks.builder().prefix(prefix).build(jedis)) {
+                LockClient holder = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
+                        .prefix(prefix)
+                        .build(jedis);
+                LockClient waiter = RedisLocks.builder()
+                        .restartHoldOff(Duration.ZERO)
+                        .prefix(prefix)
+                        .build(jedis)) {
             holder.lock("dead").acquire(Duration.ofSeconds(1));
             Future<Object> waiting = Executors.newSingleThreadExecutor(r -> {
                         Thread t = new Thread(r, "dead-server-waiter");

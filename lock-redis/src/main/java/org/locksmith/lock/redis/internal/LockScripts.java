@@ -35,9 +35,14 @@ public final class LockScripts {
 
     /**
      * KEYS[1] hash; ARGV[1] owner, ARGV[2] lease ms, ARGV[3] '1' if the caller will wait when refused, ARGV[4] '1'
-     * if it waited already. Returns {1, token} when granted, else {0, remaining lease ms of the holder}. A refused
-     * waiter marks the grant contended so that its release pushes a wake-up; a waiter that gets the lock marks its
-     * own grant, since others may still wait behind it.
+     * if it waited already, ARGV[5] restart hold-off ms. Returns {1, token} when granted, else {0, remaining lease ms
+     * of the holder}. A refused waiter marks the grant contended so that its release pushes a wake-up; a waiter that
+     * gets the lock marks its own grant, since others may still wait behind it.
+     *
+     * <p>A free key is granted only once the server has been up for the hold-off: a server restarted without its
+     * data may have forgotten a grant whose holder still believes it holds. Until then the reply is {0, ms left};
+     * {@code uptime_in_seconds} is rounded down, so the wait is never shorter than the hold-off. Reading it costs a
+     * few microseconds of server time per grant of a free key (INFO builds its text), and nothing else.
      */
     static final String ACQUIRE = EFFECTS + """
             local h = redis.call('HMGET', KEYS[1], 'o', 'f')
@@ -48,6 +53,11 @@ public final class LockScripts {
               end
               if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'w', '1') end
               return {0, redis.call('PTTL', KEYS[1])}
+            end
+            local holdOff = tonumber(ARGV[5])
+            if holdOff > 0 then
+              local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)'))
+              if up * 1000 < holdOff then return {0, holdOff - up * 1000} end
             end
             local t = redis.call('TIME')
             local token = tonumber(t[1]) * 1000000 + tonumber(t[2])

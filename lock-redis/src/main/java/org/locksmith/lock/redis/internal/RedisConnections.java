@@ -34,6 +34,7 @@ public final class RedisConnections {
     public static final String CLIENT_NAME = "clientName";
     public static final String CLUSTER = "cluster";
     public static final String EVICTION_CHECK = "evictionCheck";
+    public static final String RESTART_HOLD_OFF_MS = "restartHoldOffMs";
 
     /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
     public static final Set<String> PARAMETERS = Set.of(
@@ -46,7 +47,8 @@ public final class RedisConnections {
             DATABASE,
             CLIENT_NAME,
             CLUSTER,
-            EVICTION_CHECK);
+            EVICTION_CHECK,
+            RESTART_HOLD_OFF_MS);
 
     public static final int DEFAULT_PORT = 6379;
 
@@ -100,7 +102,8 @@ public final class RedisConnections {
             hosts.add(new HostAndPort(h.host(), h.port(DEFAULT_PORT)));
         }
         String address = hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
-        RedisSettings settings = new RedisSettings(lease, prefix, waitPoolSize, address);
+        Duration holdOff = url.millisParameter(RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
+        RedisSettings settings = new RedisSettings(lease, prefix, waitPoolSize, address, holdOff);
 
         DefaultJedisClientConfig.Builder base = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(connectTimeout)

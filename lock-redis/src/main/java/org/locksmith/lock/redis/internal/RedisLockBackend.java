@@ -79,6 +79,7 @@ public final class RedisLockBackend implements LockBackend {
     private final boolean cluster;
     private final RedisSettings settings;
     private final String leaseMillis;
+    private final String restartHoldOffMillis;
     private final String wakeTtlMillis;
     private final int blockingLimit;
     private final Semaphore blockingPermits;
@@ -103,6 +104,7 @@ public final class RedisLockBackend implements LockBackend {
         this.cluster = commands instanceof JedisCluster || commands instanceof RedisClusterClient;
         this.settings = settings;
         this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
+        this.restartHoldOffMillis = Long.toString(settings.restartHoldOff().toMillis());
         this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
         this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
         this.blockingPermits = sharedPermits(waits, blockingLimit);
@@ -344,7 +346,12 @@ public final class RedisLockBackend implements LockBackend {
                     LockScripts.ACQUIRE,
                     LockScripts.ACQUIRE_SHA,
                     List.of(keys.hash()),
-                    List.of(request.ownerId(), leaseMillis, willWait ? "1" : "0", waited ? "1" : "0"));
+                    List.of(
+                            request.ownerId(),
+                            leaseMillis,
+                            willWait ? "1" : "0",
+                            waited ? "1" : "0",
+                            restartHoldOffMillis));
         } catch (LockBackendException e) {
             if (neverSent(e)) {
                 throw e;

@@ -11,8 +11,12 @@ import java.util.Objects;
  * @param maxBlockingWaiters how many threads may block in {@code BLPOP} at once (capped by the wait pool); more
  *     waiters queue locally
  * @param address where the store is, for messages (never contains a password)
+ * @param restartHoldOff how long after a server starts it grants nothing: a server that restarted without its data
+ *     (no persistence, or writes lost in the crash) has forgotten the locks it granted, whose holders may believe
+ *     they hold for up to their lease time; zero turns the hold-off off
  */
-public record RedisSettings(Duration leaseTime, String prefix, int maxBlockingWaiters, String address) {
+public record RedisSettings(
+        Duration leaseTime, String prefix, int maxBlockingWaiters, String address, Duration restartHoldOff) {
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
@@ -25,6 +29,11 @@ public record RedisSettings(Duration leaseTime, String prefix, int maxBlockingWa
         Objects.requireNonNull(leaseTime, "leaseTime");
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(restartHoldOff, "restartHoldOff");
+        if (restartHoldOff.isNegative() || restartHoldOff.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("Redis lock restart hold-off " + restartHoldOff.toMillis()
+                    + " ms must be from 0 to " + MAX_LEASE.toMillis() + " ms");
+        }
         if (leaseTime.compareTo(MIN_LEASE) < 0 || leaseTime.compareTo(MAX_LEASE) > 0) {
             throw new IllegalArgumentException("Redis lock lease time " + leaseTime.toMillis() + " ms must be from "
                     + MIN_LEASE.toMillis() + " ms to " + MAX_LEASE.toMillis() + " ms");
