@@ -241,35 +241,28 @@ public final class MutualExclusionContract {
     }
 
     /**
-     * A worker holding the key is SIGKILLed; the time until this process is granted the key is measured and held to
-     * the backend's lease time or session timeout. Without either feature the key must stay held.
+     * A worker holding the key is SIGKILLed. With a bound on how long the store keeps a dead holder's key, several
+     * clients race for it ({@link TakeoverRaceContract}); without one (neither LEASE_EXPIRY nor SESSION_BOUND) the key
+     * must stay held.
      */
     public void killedWorkerHolder() throws Exception {
         String url = env.requireWorkerUrl();
         String key = env.key("killed");
         LockClient observer = env.client("observer");
-        Path dir = Files.createTempDirectory("locksmith-tck-");
-        env.closeAtEnd(() -> deleteTree(dir));
-        KilledHolder killed = KilledHolder.run(env, dir, url, key, observer);
         Optional<Duration> bound = KilledHolder.freeBound(env);
-        if (bound.isEmpty()) {
-            Probes.assertNotGrantable(
-                    env,
-                    observer,
-                    key,
-                    "its holder was killed and the backend declares neither LEASE_EXPIRY nor "
-                            + "SESSION_BOUND: nothing may free it");
+        if (bound.isPresent()) {
+            new TakeoverRaceContract(env).racersForAKilledHoldersKey(url, key, observer, bound.get());
             return;
         }
-        Probes.Timed<LockLease> next =
-                Probes.acquireWithin(env, observer, key, bound.get(), "after its holder process was killed (SIGKILL)");
-        env.note("killed holder -> next grant (ms)", TckEnv.millisSince(killed.killedAtNanos()));
-        if (env.has(LockFeature.FENCING)) {
-            assertThat(next.value().fencingToken())
-                    .as(env.at(observer, key) + "token after the killed holder's token " + killed.token())
-                    .isGreaterThan(killed.token());
-        }
-        next.value().release();
+        Path dir = Files.createTempDirectory("locksmith-tck-");
+        env.closeAtEnd(() -> deleteTree(dir));
+        KilledHolder.run(env, dir, url, key, observer);
+        Probes.assertNotGrantable(
+                env,
+                observer,
+                key,
+                "its holder was killed and the backend declares neither LEASE_EXPIRY nor SESSION_BOUND: nothing may free"
+                        + " it");
     }
 
     /**

@@ -337,4 +337,9 @@ class BrokenBackendsTest {
                 "c01_mutualExclusion_holderAcrossStoreRestart",
                 "two valid holders across a store restart");
     }
+
+    @Test
+    void racersForAnExpiredKeyAllWinAStoreThatTakesOverInTwoSteps() throws Exception {
+        assertCaught(BrokenTcks.FileRacyTakeover.class, "c01_mutualExclusion_killedWorkerHolder", "two valid");
+    }
 }
