@@ -25,7 +25,8 @@ import org.locksmith.lock.spi.LockUrl;
  * {@code sessionTimeoutMs} (row/named: the server's {@code wait_timeout} on lock connections, whole seconds, default
  * five check intervals),
  * {@code poolSize} (connections per shard for held and waiting locks, default 10), {@code timeoutMs} (connect and
- * statement timeout, default 5000). The JDBC driver ({@code jdbc:mysql:}, such as mysql-connector-j) is supplied
+ * statement timeout, default 5000), {@code restartHoldOffMs} (row/named: how long after a server starts it grants
+ * no lock, default {@code sessionTimeoutMs}; 0 turns it off). The JDBC driver ({@code jdbc:mysql:}, such as mysql-connector-j) is supplied
  * by the application.
  */
 public final class MySqlLockProvider implements LockProvider {
@@ -60,6 +61,7 @@ public final class MySqlLockProvider implements LockProvider {
                 "poolSize",
                 "timeoutMs",
                 "replaceShardMap",
+                "restartHoldOffMs",
                 "driver",
                 "sslMode");
     }
@@ -92,20 +94,22 @@ public final class MySqlLockProvider implements LockProvider {
         MySqlSettings d = MySqlSettings.defaults();
         Duration check =
                 url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
+        Duration session = url.millisParameter(
+                "sessionTimeoutMs",
+                MySqlSettings.defaultSessionTimeout(check),
+                Duration.ofSeconds(1),
+                MySqlSettings.MAX_SESSION_TIMEOUT);
         return new MySqlSettings(
                 MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
                 url.parameter("table", d.table()),
                 url.booleanParameter("createSchema", d.createSchema()),
                 url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
                 check,
-                url.millisParameter(
-                        "sessionTimeoutMs",
-                        MySqlSettings.defaultSessionTimeout(check),
-                        Duration.ofSeconds(1),
-                        MySqlSettings.MAX_SESSION_TIMEOUT),
+                session,
                 url.intParameter("poolSize", d.poolSize(), 1, 10_000),
                 url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
-                url.booleanParameter("replaceShardMap", d.replaceShardMap()));
+                url.booleanParameter("replaceShardMap", d.replaceShardMap()),
+                url.millisParameter("restartHoldOffMs", session, Duration.ZERO, MySqlSettings.MAX_SESSION_TIMEOUT));
     }
 
     static List<Shards.Target> targets(LockUrl url) {

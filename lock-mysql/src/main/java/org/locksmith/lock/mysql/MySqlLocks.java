@@ -55,6 +55,7 @@ public final class MySqlLocks {
         private Duration leaseTime = MySqlSettings.DEFAULT_LEASE;
         private Duration checkInterval = MySqlSettings.DEFAULT_CHECK_INTERVAL;
         private Duration sessionTimeout;
+        private Duration restartHoldOff;
         private Integer poolSize;
         private Duration timeout = MySqlSettings.DEFAULT_TIMEOUT;
         private boolean replaceShardMap;
@@ -143,6 +144,17 @@ public final class MySqlLocks {
         }
 
         /**
+         * Row/named strategies: how long after a server starts it grants no lock (default: the session timeout; zero
+         * turns it off). A server restart ends every session and frees their locks at once, while each holder
+         * believes it holds until its next check finds its session gone, for up to the session timeout; set it to
+         * the longest session timeout of any client of the database.
+         */
+        public Builder restartHoldOff(Duration restartHoldOff) {
+            this.restartHoldOff = Objects.requireNonNull(restartHoldOff, "restartHoldOff");
+            return this;
+        }
+
+        /**
          * Whether to overwrite the shard map recorded in the databases with this client's data sources (default
          * false: a client whose data sources differ from the recorded map fails to open). Use it once to change the
          * shard set, with every client of the old set stopped: a client still running with the old set would route
@@ -165,16 +177,19 @@ public final class MySqlLocks {
                 size = Math.min(size, lockConnections);
                 shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
             }
+            Duration session =
+                    sessionTimeout != null ? sessionTimeout : MySqlSettings.defaultSessionTimeout(checkInterval);
             MySqlSettings settings = new MySqlSettings(
                     strategy,
                     table,
                     createSchema,
                     leaseTime,
                     checkInterval,
-                    sessionTimeout != null ? sessionTimeout : MySqlSettings.defaultSessionTimeout(checkInterval),
+                    session,
                     Math.min(size, 10_000),
                     timeout,
-                    replaceShardMap);
+                    replaceShardMap,
+                    restartHoldOff != null ? restartHoldOff : session);
             return new MySqlLockBackend(settings, shards);
         }
 

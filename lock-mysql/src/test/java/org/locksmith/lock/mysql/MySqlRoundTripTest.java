@@ -40,7 +40,7 @@ class MySqlRoundTripTest {
     @CsvSource({"ROW, 4, 2", "LEASE, 1, 1", "NAMED, 3, 2"})
     void roundTripsPerAcquireAndRelease(MySqlStrategy strategy, int acquireTrips, int releaseTrips) throws Exception {
         String url = BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + TABLE + "_" + strategy.urlValue()
-                + "&poolSize=" + (N + 5) + "&checkIntervalMs=600000&leaseMs=600000";
+                + "&poolSize=" + (N + 5) + "&checkIntervalMs=600000&leaseMs=600000&restartHoldOffMs=0";
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < N; i++) {
             keys.add("trips:" + strategy + ":" + i);

@@ -51,7 +51,7 @@ class MySqlSessionLossTest {
     static String url(MySqlStrategy strategy) {
         // Session checks far apart: the grant itself must not be fooled, whatever a later check would find.
         return BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + table(strategy)
-                + "&checkIntervalMs=600000&timeoutMs=5000";
+                + "&checkIntervalMs=600000&timeoutMs=5000&restartHoldOffMs=0";
     }
 
     @ParameterizedTest

@@ -113,7 +113,11 @@ final class MySqlTestServer {
                 config.addArg("--bind-address=127.0.0.1");
                 DB db = DB.newEmbeddedDB(config.build());
                 db.start();
-                return new Embedded(db, db.getConfiguration().getPort());
+                Embedded started = new Embedded(db, db.getConfiguration().getPort());
+                // Row and named locks wait for the restart hold-off (the session timeout, 5 s by default) on a server
+                // just started: wait here once rather than in every test's first grant.
+                started.awaitUptime(5);
+                return started;
             } catch (Exception e) {
                 throw new IllegalStateException(
                         "No MySQL server for the tests: set " + ENVIRONMENT_VARIABLE
@@ -125,6 +129,31 @@ final class MySqlTestServer {
 
         String url() {
             return "mysql://root@127.0.0.1:" + port + "/test";
+        }
+
+        /** Waits until the server has been up for {@code seconds} ({@code Uptime}), at most that plus 30 s. */
+        void awaitUptime(long seconds) {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds + 30);
+            while (true) {
+                try (Connection c = connect(url());
+                        java.sql.Statement s = c.createStatement();
+                        java.sql.ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
+                    if (rs.next() && Long.parseLong(rs.getString(2)) >= seconds) {
+                        return;
+                    }
+                } catch (SQLException starting) {
+                    // not serving yet: ask again
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("the embedded MariaDB was not up for " + seconds + " s in time");
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
         }
 
         void stop() {

@@ -301,6 +301,11 @@ public final class MySqlLockBackend implements LockBackend {
         return settings.timeout().toNanos();
     }
 
+    /** How long after a server starts it grants no session lock (row/named); 0: no hold-off. */
+    long restartHoldOffNanos() {
+        return settings.restartHoldOff().toNanos();
+    }
+
     /** The {@code wait_timeout} of lock connections, in seconds. */
     long sessionSeconds() {
         return settings.sessionSeconds();

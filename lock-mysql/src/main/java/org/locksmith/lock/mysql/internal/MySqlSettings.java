@@ -20,6 +20,9 @@ import org.locksmith.lock.mysql.MySqlStrategy;
  * @param timeout how long a store operation may take (connect, borrow, statements other than lock waits)
  * @param replaceShardMap overwrite the shard map recorded in the databases with this client's (only with every
  *     client of the old map stopped; see {@code ShardMap})
+ * @param restartHoldOff row/named strategies: how long after a server starts it grants no lock. A restart ends every
+ *     session, and with them the locks, while their holders may believe they hold until their next check finds the
+ *     session gone (up to {@code sessionTimeout}); zero turns it off
  */
 public record MySqlSettings(
         MySqlStrategy strategy,
@@ -30,7 +33,8 @@ public record MySqlSettings(
         Duration sessionTimeout,
         int poolSize,
         Duration timeout,
-        boolean replaceShardMap) {
+        boolean replaceShardMap,
+        Duration restartHoldOff) {
 
     /** Table names go into SQL text, so only a safe subset is accepted; 57 leaves room for "_fence". */
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,56}");
@@ -55,7 +59,12 @@ public record MySqlSettings(
         Objects.requireNonNull(checkInterval, "checkInterval");
         Objects.requireNonNull(sessionTimeout, "sessionTimeout");
         Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(restartHoldOff, "restartHoldOff");
         validateTable(table);
+        if (restartHoldOff.isNegative() || restartHoldOff.compareTo(MAX_SESSION_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("MySQL restart hold-off " + restartHoldOff.toMillis()
+                    + " ms must be from 0 to 365 days (restartHoldOffMs)");
+        }
         if (leaseTime.compareTo(Duration.ofMillis(100)) < 0) {
             throw new IllegalArgumentException("MySQL lease time " + leaseTime.toMillis()
                     + " ms is too short: use at least 100 ms (leaseMs), a few seconds in production");
@@ -90,7 +99,7 @@ public record MySqlSettings(
 
     /**
      * Defaults: row strategy, table {@value #DEFAULT_TABLE}, create schema, lease 30 s, check 1 s, session 5 s, pool
-     * 10, 5 s, keep the recorded shard map.
+     * 10, 5 s, keep the recorded shard map, restart hold-off 5 s (the session timeout).
      */
     public static MySqlSettings defaults() {
         return new MySqlSettings(
@@ -102,7 +111,8 @@ public record MySqlSettings(
                 defaultSessionTimeout(DEFAULT_CHECK_INTERVAL),
                 DEFAULT_POOL_SIZE,
                 DEFAULT_TIMEOUT,
-                false);
+                false,
+                defaultSessionTimeout(DEFAULT_CHECK_INTERVAL));
     }
 
     /**

@@ -35,7 +35,12 @@ final class NamedLocks implements Strategy {
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
         Connection c = shard.borrowForLock(
-                request, false, backend.cancelExecutor(), backend.timeoutNanos(), backend.sessionSeconds());
+                request,
+                false,
+                backend.cancelExecutor(),
+                backend.timeoutNanos(),
+                backend.sessionSeconds(),
+                backend.restartHoldOffNanos());
         if (c == null) {
             return null;
         }

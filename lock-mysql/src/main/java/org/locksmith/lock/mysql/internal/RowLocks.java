@@ -40,7 +40,12 @@ final class RowLocks implements Strategy {
     @Override
     public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
         Connection c = shard.borrowForLock(
-                request, true, backend.cancelExecutor(), backend.timeoutNanos(), backend.sessionSeconds());
+                request,
+                true,
+                backend.cancelExecutor(),
+                backend.timeoutNanos(),
+                backend.sessionSeconds(),
+                backend.restartHoldOffNanos());
         if (c == null) {
             return null;
         }

@@ -5,9 +5,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,6 +42,11 @@ public final class Shard implements AutoCloseable {
     private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     /** Lock connections whose {@code wait_timeout} was set at borrow; their own value is put back at return. */
     private final Set<Connection> silenceBound = ConcurrentHashMap.newKeySet();
+
+    /** Physical lock connections whose server's start time was read (weakly held: the pool decides their life). */
+    private final Set<Object> startRead = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+    /** Until when ({@link System#nanoTime()}) this shard grants no session lock: its server's start + hold-off. */
+    private volatile long grantsFromNanos = System.nanoTime();
 
     private volatile Boolean mariaDb;
     private volatile String database;
@@ -167,6 +174,72 @@ public final class Shard implements AutoCloseable {
     }
 
     /**
+     * Whether a session lock may be granted on {@code c}, after waiting within the request's deadline for the
+     * restart hold-off. A server restart ends every session, so every lock held on it frees at once, while each
+     * holder believes it holds until its next check finds its session gone (up to the session timeout). Every
+     * session opened after the restart is new: the first time a physical connection is used for a lock, the
+     * server's {@code Uptime} (whole seconds, rounded down, so the estimated start is never too early) is read, and
+     * the shard grants nothing until the server has been up for {@code holdOffNanos}. One statement per new
+     * connection, none on a reused one.
+     *
+     * @return false if the hold-off outlasts the request (a try, a deadline, a cancellation)
+     */
+    private boolean pastRestartHoldOff(Connection c, AcquireRequest request, long holdOffNanos)
+            throws SQLException, InterruptedException {
+        if (holdOffNanos <= 0) {
+            return true;
+        }
+        Object physical = c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+        if (!startRead.contains(physical)) {
+            long uptimeSeconds = uptimeSeconds(c);
+            if (uptimeSeconds < TimeUnit.NANOSECONDS.toSeconds(Long.MAX_VALUE / 4)) {
+                long from = System.nanoTime() - TimeUnit.SECONDS.toNanos(uptimeSeconds) + holdOffNanos;
+                synchronized (this) {
+                    if (from - grantsFromNanos > 0) {
+                        grantsFromNanos = from;
+                    }
+                }
+            }
+            startRead.add(physical);
+        }
+        while (true) {
+            long wait = grantsFromNanos - System.nanoTime();
+            if (wait <= 0) {
+                return true;
+            }
+            long remaining = request.remainingNanos();
+            if (request.isTry() || request.isCancelled() || remaining <= 0) {
+                return false;
+            }
+            // A restart is rare and the hold-off one wait: nap in short steps to notice a cancellation.
+            TimeUnit.NANOSECONDS.sleep(Math.min(Math.min(wait, remaining), TimeUnit.MILLISECONDS.toNanos(50)));
+        }
+    }
+
+    /**
+     * The server's {@code Uptime} in whole seconds (rounded down), on the real clock. The server counts it from the
+     * session's clock, which {@code SET timestamp} may have moved (an application's session, or a test's): then it
+     * is off by the session clock's offset (and wraps around below zero as an unsigned number), so the offset,
+     * {@code SYSDATE()} (the real clock) minus {@code UNIX_TIMESTAMP()} (the session's), is added. Two statements,
+     * once per new connection. {@link Long#MAX_VALUE} if the server does not say.
+     */
+    private static long uptimeSeconds(Connection c) throws SQLException {
+        long uptime;
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
+            if (!rs.next()) {
+                return Long.MAX_VALUE;
+            }
+            uptime = Long.parseUnsignedLong(rs.getString(2).trim());
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT UNIX_TIMESTAMP(SYSDATE()) - UNIX_TIMESTAMP()")) {
+            long offset = rs.next() ? rs.getLong(1) : 0;
+            return Math.max(0, uptime + offset);
+        }
+    }
+
+    /**
      * Borrows a connection for a lock, waiting for a free one no longer than the request's deadline.
      *
      * <p>Before any wait, the session's {@code wait_timeout} becomes {@code sessionSeconds} (one statement that also
@@ -177,13 +250,19 @@ public final class Shard implements AutoCloseable {
      *
      * @param executor runs the borrow from an application's pool, which may block past the deadline
      * @param sessionSeconds the {@code wait_timeout} for the lock's session
+     * @param restartHoldOffNanos how long after a server starts it grants no lock ({@link #pastRestartHoldOff})
      * @return a connection in manual-commit mode at READ COMMITTED (for {@code manualCommit}) or autocommit, or null
-     *     if the deadline passed (all {@code poolSize} connections in use: the core reports a timeout) or the request
-     *     was cancelled
+     *     if the deadline passed (all {@code poolSize} connections in use, or the server started less than the
+     *     restart hold-off ago: the core reports a timeout) or the request was cancelled
      * @throws LockBackendException if the data source could not give a connection within the backend's timeout
      */
     Connection borrowForLock(
-            AcquireRequest request, boolean manualCommit, Executor executor, long timeoutNanos, long sessionSeconds)
+            AcquireRequest request,
+            boolean manualCommit,
+            Executor executor,
+            long timeoutNanos,
+            long sessionSeconds,
+            long restartHoldOffNanos)
             throws InterruptedException {
         if (!lockPermits.tryAcquire()) {
             while (true) {
@@ -209,6 +288,13 @@ public final class Shard implements AutoCloseable {
             if (external) {
                 lent.put(c, LentSession.prepare(c, manualCommit));
             }
+            // Before the session's wait_timeout is shortened: the hold-off may keep the session idle that long.
+            if (!pastRestartHoldOff(c, request, restartHoldOffNanos)) {
+                Connection unused = c;
+                c = null;
+                giveBack(unused);
+                return null;
+            }
             try (Statement s = c.createStatement()) {
                 s.execute("SET @locksmith_wait_timeout = @@SESSION.wait_timeout, SESSION wait_timeout = "
                         + sessionSeconds);
@@ -223,6 +309,9 @@ public final class Shard implements AutoCloseable {
             }
             throw Sql.failure("could not borrow a connection from " + name, e);
         } catch (RuntimeException | InterruptedException e) {
+            if (c != null) {
+                lent.remove(c);
+            }
             lockPermits.release();
             Sql.closeQuietly(c);
             throw e;
