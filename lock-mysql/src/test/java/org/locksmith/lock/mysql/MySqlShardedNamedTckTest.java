@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Tag;
  * The full TCK against the {@code named} strategy sharded over two databases of the test server ({@code
  * mysql://host/db,db_shard2}): every key lives on one of them by rendezvous hashing.
  *
- * <p>Tagged {@code thorough} (run with {@code -Pthorough}): the default run proves sharding with the lease strategy
- * ({@link MySqlShardedLeaseTckTest}) and this strategy unsharded; the shard routing is the same code.
+ * <p>Tagged {@code thorough} (run with {@code -Pthorough}): the default run proves this strategy unsharded and
+ * sharding with {@link MySqlShardMapTest} and {@link MySqlShardStallTest}; the shard routing is the same code.
  */
 @Tag("thorough")
 class MySqlShardedNamedTckTest extends MySqlTckSupport {
