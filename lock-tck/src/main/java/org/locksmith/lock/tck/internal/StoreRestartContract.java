@@ -9,6 +9,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,14 +85,19 @@ public final class StoreRestartContract {
             // A client may fail while it reconnects to the restarted store: it asks again until the bound.
             long until = System.nanoTime() + bound.toNanos();
             Optional<LockLease> got = Optional.empty();
-            for (boolean asking = true; asking; ) {
-                try {
-                    got = other.lock(key).tryAcquire(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
-                    asking = false;
-                } catch (LockBackendException e) {
-                    asking = until - System.nanoTime() > 0;
-                    Thread.sleep(20);
+            try {
+                for (boolean asking = true; asking; ) {
+                    try {
+                        got = other.lock(key).tryAcquire(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
+                        asking = false;
+                    } catch (LockBackendException e) {
+                        asking = until - System.nanoTime() > 0;
+                        Thread.sleep(20);
+                    }
                 }
+            } catch (Throwable e) {
+                asked.completeExceptionally(e);
+                throw e;
             }
             grantedMicros.set(nowMicros());
             asked.complete(got);
@@ -128,7 +134,8 @@ public final class StoreRestartContract {
             if (granted == null || granted.isEmpty()) {
                 fail(env.at(other, key) + "nobody holds the key after a store restart: not granted within "
                         + bound.toMillis() + " ms while the holder's lease is " + (lease.isValid() ? "" : "in")
-                        + "valid");
+                        + "valid (holder told of a loss: " + lost.isDone() + "; the store's records of the key: "
+                        + env.storeEntries(key) + ")");
             }
             LockLease next = granted.get();
             if (!holderReleased) {
@@ -190,12 +197,16 @@ public final class StoreRestartContract {
                 last == Long.MIN_VALUE ? "no valid look after the restart began" : (grantAt - last) / 1000);
     }
 
-    /** The outcome of {@code f} if it completes within {@code d}, else null. */
-    private static Optional<LockLease> waitFor(CompletableFuture<Optional<LockLease>> f, Duration d) throws Exception {
+    /** The outcome of {@code f} if it completes within {@code d}, else null; fails if the other client's ask did. */
+    private Optional<LockLease> waitFor(CompletableFuture<Optional<LockLease>> f, Duration d) throws Exception {
         try {
             return f.get(d.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             return null;
+        } catch (ExecutionException e) {
+            throw new AssertionError(
+                    env.at(other, key) + "asking for the key after a store restart failed: " + e.getCause(),
+                    e.getCause());
         }
     }
 
