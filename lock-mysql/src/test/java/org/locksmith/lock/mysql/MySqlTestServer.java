@@ -133,27 +133,18 @@ final class MySqlTestServer {
 
         /** Waits until the server has been up for {@code seconds} ({@code Uptime}), at most that plus 30 s. */
         void awaitUptime(long seconds) {
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds + 30);
-            while (true) {
-                try (Connection c = connect(url());
-                        java.sql.Statement s = c.createStatement();
-                        java.sql.ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
-                    if (rs.next() && Long.parseLong(rs.getString(2)) >= seconds) {
-                        return;
-                    }
-                } catch (SQLException starting) {
-                    // not serving yet: ask again
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("the embedded MariaDB was not up for " + seconds + " s in time");
-                }
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
+            org.awaitility.Awaitility.await("the embedded MariaDB up for " + seconds + " s")
+                    .atMost(java.time.Duration.ofSeconds(seconds + 30))
+                    .pollDelay(java.time.Duration.ZERO)
+                    .pollInterval(java.time.Duration.ofMillis(200))
+                    .ignoreException(SQLException.class) // not serving yet
+                    .until(() -> {
+                        try (Connection c = connect(url());
+                                java.sql.Statement s = c.createStatement();
+                                java.sql.ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
+                            return rs.next() && Long.parseLong(rs.getString(2)) >= seconds;
+                        }
+                    });
         }
 
         void stop() {
