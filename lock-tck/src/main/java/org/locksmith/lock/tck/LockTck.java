@@ -46,9 +46,11 @@ import org.locksmith.lock.tck.internal.TckEnv;
  * {@code locksmith.tck.reportDir} (default {@code target/locksmith-tck}). Time allowances stretch with
  * {@link TckTimings#FACTOR_PROPERTY} / {@link TckTimings#FACTOR_ENVIRONMENT_VARIABLE}.
  *
- * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout.
+ * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout. With the
+ * system property {@value TckThreads#PROPERTY}{@code =virtual} (Java 21+) every test uses the client from virtual
+ * threads.
  */
-@ExtendWith(TckReport.class)
+@ExtendWith({TckReport.class, TckThreads.class})
 @Timeout(120)
 @Execution(ExecutionMode.SAME_THREAD) // latencies are measured: never run two contracts of one backend at once
 public abstract class LockTck {
@@ -309,6 +311,11 @@ public abstract class LockTck {
     @Test
     public void c06_interruption_interruptedBeforeAcquire() throws Exception {
         new DeadlineContract(env).interruptedBeforeAcquire();
+    }
+
+    @Test
+    public void c06_interruption_statusDoesNotStopOperationsThatDoNotWait() throws Exception {
+        new DeadlineContract(env).interruptStatusDoesNotStopOperationsThatDoNotWait();
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -278,6 +279,76 @@ public final class DeadlineContract {
                 .isFalse();
         LockClient b = env.client("B");
         Probes.assertGrantable(env, b, key, "after an interrupted acquire");
+    }
+
+    /**
+     * C06.6: the interrupt status does not stop what does not wait. With the status set, {@code tryAcquire()} of a
+     * free key is granted, {@code tryAcquire()} of a held key answers empty, and {@code release()} tells the store
+     * (a waiter is granted); none throws and each leaves the status set. Catches a client whose socket I/O gives up
+     * on an interrupted thread (a virtual thread closes its socket then).
+     */
+    public void interruptStatusDoesNotStopOperationsThatDoNotWait() throws Exception {
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("interrupt-status");
+        Optional<LockLease> first = withInterruptStatus(
+                a, key, "tryAcquire() of a free key", () -> a.lock(key).tryAcquire());
+        assertThat(first)
+                .as(env.at(a, key) + "tryAcquire() of a free key with the interrupt status set")
+                .isPresent();
+        LockLease held = first.get();
+        CountDownLatch asking = new CountDownLatch(1);
+        Future<Long> waiter = env.fork(() -> {
+            asking.countDown();
+            LockLease l = b.lock(key).acquire(Duration.ofSeconds(20));
+            long grantedAt = System.nanoTime();
+            l.release();
+            return grantedAt;
+        });
+        asking.await();
+        Thread.sleep(200);
+        Optional<LockLease> other = withInterruptStatus(
+                b, key, "tryAcquire() of a held key", () -> b.lock(key).tryAcquire());
+        other.ifPresent(LockLease::release);
+        assertThat(other)
+                .as(env.at(b, key) + "tryAcquire() of a key client A holds, with the interrupt status set")
+                .isEmpty();
+        long releasedAt = System.nanoTime();
+        withInterruptStatus(a, key, "release()", () -> {
+            held.release();
+            return null;
+        });
+        Duration bound = TckEnv.allow(env.timings().handoff().plus(Duration.ofSeconds(1)));
+        long grantedAt;
+        try {
+            grantedAt = waiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(env.at(b, key) + "the waiter was not granted within " + bound.toMillis()
+                    + " ms of a release made with the interrupt status set: the store was not told");
+        } catch (ExecutionException e) {
+            throw new AssertionError(env.at(b, key) + "the waiter failed", e.getCause());
+        }
+        env.note(
+                "waiter granted after a release with the interrupt status set (ms)", Probes.ms(grantedAt - releasedAt));
+    }
+
+    /** Runs {@code op} with the interrupt status set; fails if it throws or clears the status. Clears it after. */
+    private <T> T withInterruptStatus(LockClient c, String key, String what, Callable<T> op) {
+        Thread.currentThread().interrupt();
+        T result;
+        boolean kept;
+        try {
+            result = op.call();
+        } catch (Exception e) {
+            Thread.interrupted();
+            throw new AssertionError(env.at(c, key) + what + " with the interrupt status set threw " + e, e);
+        } finally {
+            kept = Thread.interrupted();
+        }
+        assertThat(kept)
+                .as(env.at(c, key) + "interrupt status after " + what + " (it must be left set)")
+                .isTrue();
+        return result;
     }
 
     /**

@@ -16,6 +16,7 @@ import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.TckThreads;
 
 /** Contracts 3 (reentrancy) and 4 (ownership). */
 public final class OwnershipContract {
@@ -200,7 +201,7 @@ public final class OwnershipContract {
                 .plus(env.timings().handoff()));
         String why = "after client A's lease was lost: " + how;
         // The other thread of client A: one thread, since a lease is released by the thread that holds it.
-        ExecutorService otherThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "tck-other-thread"));
+        ExecutorService otherThread = Executors.newSingleThreadExecutor(TckThreads.factory("tck-other-thread"));
         env.closeAtEnd(otherThread::shutdownNow);
         LockLease fresh = sameClient
                 ? otherThread

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.TckThreads;
 import org.locksmith.lock.tck.TckTimings;
 
 /**
@@ -87,11 +88,8 @@ public final class TckEnv implements AutoCloseable {
         byte[] id = new byte[4];
         RANDOM.nextBytes(id);
         this.runId = String.format(Locale.ROOT, "%02x%02x%02x%02x", id[0], id[1], id[2], id[3]);
-        this.threads = Executors.newCachedThreadPool(task -> {
-            Thread t = new Thread(task, "tck-" + testName + "-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.threads = Executors.newCachedThreadPool(
+                task -> TckThreads.newThread("tck-" + testName + "-" + THREADS.incrementAndGet(), task));
     }
 
     /** The backend name reported by the first client ({@link LockClient#backend()}), or "?" before. */
