@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
@@ -172,12 +173,34 @@ public final class LockScripts {
         return List.of(ACQUIRE, RELEASE, RENEW, PASS_WAKEUP, SIGNAL);
     }
 
-    /** Runs a script by its SHA-1, falling back to EVAL (which caches it again) if the server lost it. */
+    /**
+     * Runs a script by its SHA-1, falling back to EVAL (which caches it again) if the server lost it. Scripts never
+     * wait, so they run {@link #uninterrupted}.
+     */
     static Object run(UnifiedJedis jedis, String script, String sha, List<String> keys, List<String> args) {
+        return uninterrupted(() -> {
+            try {
+                return jedis.evalsha(sha, keys, args);
+            } catch (JedisNoScriptException e) {
+                return jedis.eval(script, keys, args);
+            }
+        });
+    }
+
+    /**
+     * Runs a command that does not wait with the thread's interrupt status cleared, and sets it again after. On a
+     * virtual thread, socket I/O with the status set closes the socket ("Closed by interrupt"), so a release or a
+     * try by an interrupted thread would fail although nothing waits; an interrupt is for waits, and the core and
+     * the waiter see it once the command has returned.
+     */
+    static <T> T uninterrupted(Supplier<T> command) {
+        boolean interrupted = Thread.interrupted();
         try {
-            return jedis.evalsha(sha, keys, args);
-        } catch (JedisNoScriptException e) {
-            return jedis.eval(script, keys, args);
+            return command.get();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -317,6 +317,10 @@ public final class RedisLockBackend implements LockBackend {
             }
             if (waiter != null) {
                 waiter.cleanUp();
+                if (waiter.interruptSet) {
+                    // An uninterruptible wait (Lock.lock()) set the status aside to block again: the caller gets it.
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }
@@ -771,6 +775,8 @@ public final class RedisLockBackend implements LockBackend {
         private volatile boolean signalled;
         /** Set by the waiter when BLPOP returned the signal, which removed it (a list of one element vanishes). */
         private volatile boolean signalConsumed;
+        /** The waiting thread's interrupt status, set aside while an uninterruptible request blocks. */
+        private boolean interruptSet;
 
         Waiter(LockKeys keys, AcquireRequest request) {
             this.keys = keys;
@@ -815,6 +821,12 @@ public final class RedisLockBackend implements LockBackend {
                     state.compareAndSet(BLOCKING, IDLE);
                     return false;
                 }
+                if (Thread.interrupted()) {
+                    // A virtual thread's socket closes when it does I/O with the status set. An interruptible request
+                    // is cancelled by the status (above), so this is Lock.lock(): it waits on and gets it back at the
+                    // end.
+                    interruptSet = true;
+                }
                 String popped;
                 try {
                     popped = waitConnections.blpop(keys, cancelKey, TimeUnit.NANOSECONDS.toMillis(left));
@@ -824,13 +836,23 @@ public final class RedisLockBackend implements LockBackend {
                     // waiter looks at the lock again and blocks on the new node.
                     state.compareAndSet(BLOCKING, IDLE);
                     try {
-                        waits.exists(keys.wake());
+                        LockScripts.uninterrupted(() -> waits.exists(keys.wake()));
                     } catch (JedisException refresh) {
                         throw failure("failed while waiting", refresh);
                     }
                     return false;
                 } catch (JedisException e) {
                     state.compareAndSet(BLOCKING, IDLE);
+                    if (Thread.currentThread().isInterrupted()) {
+                        // Interrupted in BLPOP on a virtual thread, whose socket the interrupt closed (a platform
+                        // thread's BLPOP ignores interrupts and is ended by the cancel signal instead): the request
+                        // is cancelled now, or for Lock.lock() the status is kept for the end and the wait goes on.
+                        if (!request.isInterruptible()) {
+                            Thread.interrupted();
+                            interruptSet = true;
+                        }
+                        return false;
+                    }
                     if (closedByServer(e)) {
                         // The wait connection was killed: look at the lock again on a fresh one.
                         dropIdleConnections(waits);
@@ -914,7 +936,7 @@ public final class RedisLockBackend implements LockBackend {
 
         private void deleteSignal() {
             try {
-                commands.del(cancelKey);
+                LockScripts.uninterrupted(() -> commands.del(cancelKey));
             } catch (JedisException e) {
                 LOG.log(System.Logger.Level.DEBUG, "Could not delete a Redis lock cancel signal; it expires", e);
             }
