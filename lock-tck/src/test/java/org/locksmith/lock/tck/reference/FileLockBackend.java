@@ -119,11 +119,18 @@ final class FileLockBackend implements LockBackend {
         }
     }
 
+    /**
+     * Runs {@code action} under the key's file lock. File channels are interruptible: I/O started with the interrupt
+     * status set fails and closes the channel, so the status is set aside for the action and set again after (a
+     * release or try by an interrupted thread still reaches the store); an interrupt that lands during the I/O still
+     * closes the channel, see {@link #attempt}.
+     */
     private <T> T guarded(String key, Action<T> action) {
         Path base = dir.resolve(fileName(key));
         Path guard = base.resolveSibling(base.getFileName() + ".lck");
         ReentrantLock local = IN_PROCESS.computeIfAbsent(guard, g -> new ReentrantLock());
         local.lock();
+        boolean interrupted = Thread.interrupted();
         try (FileChannel ch = FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock ignored = ch.lock()) {
             return action.run(base);
@@ -131,6 +138,9 @@ final class FileLockBackend implements LockBackend {
             throw new LockBackendException("file store " + dir + " failed: " + e.getMessage(), e);
         } finally {
             local.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -178,7 +188,8 @@ final class FileLockBackend implements LockBackend {
     /**
      * One attempt. An interrupt that lands inside file I/O closes the channel (ClosedByInterruptException,
      * FileLockInterruptionException), possibly after the grant was written: the grant is then undone, with the
-     * interrupt status cleared so that this I/O can run, and the interrupt reported, leaving nothing held.
+     * interrupt status cleared so that this I/O can run, and the interrupt reported, leaving nothing held. A try
+     * does not answer interrupts: it tries again and leaves the status set.
      */
     private Grant attempt(AcquireRequest request, long sentAt) throws InterruptedException {
         try {
@@ -196,6 +207,13 @@ final class FileLockBackend implements LockBackend {
                 }
                 return null;
             });
+            if (request.isTry()) {
+                try {
+                    return tryGrant(request, sentAt);
+                } finally {
+                    Thread.currentThread().interrupt();
+                }
+            }
             InterruptedException interrupted = new InterruptedException("interrupted in file I/O");
             interrupted.initCause(e.getCause());
             throw interrupted;
