@@ -4,13 +4,18 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.tck.LockFaults;
 import redis.clients.jedis.HostAndPort;
 
 /**
  * The TCK against a private {@code redis-server} (free port, no persistence), which it may also restart (every key
  * lost: the durable-fencing contract) and pause with SIGSTOP (the unavailable-store contract).
+ *
+ * <p>The default run runs this class with the client used from virtual threads, on the newest JDK of the machine
+ * ({@link RedisVirtualThreadTckTest}); tagged {@code thorough}, {@code -Pthorough} runs it on platform threads too.
  */
+@Tag("thorough")
 class RedisPrivateServerTckTest extends RedisTckSupport {
     private static PrivateRedis redis;
 

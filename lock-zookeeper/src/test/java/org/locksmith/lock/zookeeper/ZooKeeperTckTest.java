@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.tck.LockFaults;
@@ -17,7 +18,11 @@ import org.locksmith.lock.tck.TckTimings;
  * The TCK on one ZooKeeper server: the one at {@code LOCKSMITH_TEST_ZOOKEEPER_URL} when set, else a private
  * in-process server (curator-test). Clients use a 2 s session timeout and a 2 s connection timeout. Restart and
  * outage faults are offered only on the private server, never on a shared one.
+ *
+ * <p>The default run runs this class with the client used from virtual threads, on the newest JDK of the machine
+ * ({@link ZooKeeperVirtualThreadTckTest}); tagged {@code thorough}, {@code -Pthorough} runs it on platform threads too.
  */
+@Tag("thorough")
 class ZooKeeperTckTest extends LockTck {
     static final long SESSION_MS = 2_000;
     static final long CONNECTION_MS = 2_000;

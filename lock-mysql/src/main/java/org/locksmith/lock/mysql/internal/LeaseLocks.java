@@ -296,6 +296,10 @@ final class LeaseLocks implements Strategy {
 
         @Override
         public boolean release() {
+            return Sql.uninterrupted(this::releaseNow);
+        }
+
+        private boolean releaseNow() {
             try (LentSession session = shard.borrowShort()) {
                 Connection c = session.connection;
                 c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());

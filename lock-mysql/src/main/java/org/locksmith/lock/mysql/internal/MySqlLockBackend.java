@@ -164,24 +164,68 @@ public final class MySqlLockBackend implements LockBackend {
         return settings.strategy() == MySqlStrategy.LEASE ? Duration.ZERO : settings.sessionTimeout();
     }
 
+    /**
+     * An interrupt reaches a wait through the request's cancel action (KILL QUERY). On a virtual thread it also
+     * closes the connection's socket, and with the status set HikariCP lends no connection: so a try, which does not
+     * answer interrupts, and {@code Lock.lock()}, which waits through them, run with the status set aside and get it
+     * back at the end; an interruptible wait whose I/O an interrupt broke ends as cancelled. A broken connection is
+     * a dead session, which holds nothing.
+     */
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         byte[] keyHash = KeyCodec.sha256(request.key());
         Shard shard = router.shardFor(keyHash);
-        while (true) {
-            try {
-                return strategy.acquire(shard, keyHash, request);
-            } catch (SessionLostException e) {
-                // Not granted after all (the session died mid-grant; its connection was discarded): try again on a
-                // fresh connection while the deadline allows.
-                if (request.isTry()) {
-                    throw e;
-                }
-                if (request.isCancelled() || request.remainingNanos() <= 0) {
-                    return null;
+        boolean waitsThroughInterrupts = request.isTry() || !request.isInterruptible();
+        boolean setAside = waitsThroughInterrupts && Thread.interrupted();
+        int interruptedTries = 0;
+        try {
+            while (true) {
+                try {
+                    return strategy.acquire(shard, keyHash, request);
+                } catch (SessionLostException e) {
+                    // Not granted after all (the session died mid-grant; its connection was discarded): try again
+                    // on a fresh connection while the deadline allows.
+                    if (waitsThroughInterrupts && interruptedMidCall(request, interruptedTries++)) {
+                        setAside = true;
+                        continue;
+                    }
+                    if (request.isTry()) {
+                        throw e;
+                    }
+                    if (request.isCancelled() || request.remainingNanos() <= 0) {
+                        return null;
+                    }
+                } catch (LockBackendException e) {
+                    if (!Thread.currentThread().isInterrupted()) {
+                        throw e;
+                    }
+                    if (!waitsThroughInterrupts) {
+                        return null; // cancelled by the interrupt: the core throws InterruptedException
+                    }
+                    if (!interruptedMidCall(request, interruptedTries++)) {
+                        throw e;
+                    }
+                    setAside = true;
                 }
             }
+        } finally {
+            if (setAside) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /**
+     * For a request that waits through interrupts, whose call an interrupt broke: clears the status (the caller sets
+     * it again at the end) and says whether to try again; a few times at most, so that a stream of interrupts cannot
+     * keep a try going.
+     */
+    private static boolean interruptedMidCall(AcquireRequest request, int before) {
+        if (!Thread.currentThread().isInterrupted() || before >= 3) {
+            return false;
+        }
+        Thread.interrupted();
+        return request.isTry() || request.remainingNanos() > 0;
     }
 
     @Override

@@ -91,6 +91,10 @@ abstract class SessionLease implements BackendLease {
 
     @Override
     public boolean release() {
+        return Sql.uninterrupted(this::releaseNow);
+    }
+
+    private boolean releaseNow() {
         if (!givenBack.compareAndSet(false, true)) {
             return false; // given back already: the lock was found lost or ran out
         }

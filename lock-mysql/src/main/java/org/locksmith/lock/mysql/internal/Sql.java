@@ -46,6 +46,23 @@ final class Sql {
         return new LockBackendException(what + ": " + e.getMessage(), e);
     }
 
+    /**
+     * Runs a store call that does not wait with the thread's interrupt status set aside, and sets it again after.
+     * With the status set, HikariCP refuses to lend a connection ("Interrupted during connection acquisition") and a
+     * virtual thread's socket closes on its first read, so a release or try by an interrupted thread would fail
+     * although nothing waits.
+     */
+    static <T> T uninterrupted(java.util.function.Supplier<T> call) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return call.get();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;
