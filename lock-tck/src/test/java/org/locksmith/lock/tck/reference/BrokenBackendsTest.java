@@ -331,6 +331,14 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void storeCallsThatFailOnAnInterruptedThread() throws Exception {
+        assertCaught(
+                BrokenTcks.CallsFailWhenInterrupted.class,
+                "c06_interruption_statusDoesNotStopOperationsThatDoNotWait",
+                "with the interrupt status set threw");
+    }
+
+    @Test
     void grantsAForgottenLockWhileItsHolderStillBelieves() throws Exception {
         assertCaught(
                 BrokenTcks.GrantsRightAfterRestart.class,

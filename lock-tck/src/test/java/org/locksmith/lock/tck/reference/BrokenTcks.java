@@ -305,6 +305,19 @@ final class BrokenTcks {
         }
     }
 
+    /** Fails every store call of an interrupted thread, as a virtual thread's socket does. */
+    static class CallsFailWhenInterrupted extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-calls-fail-when-interrupted";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.CALLS_FAIL_WHEN_INTERRUPTED);
+        }
+    }
+
     /** Starts a pool housekeeper thread per client and never stops it: close leaks a thread of a library. */
     static class LeaksHousekeeperThread extends MemoryTck {
         @Override

@@ -74,7 +74,12 @@ final class MemoryLockBackend implements LockBackend {
          * Checks a release against the client, not the lease (an owner id per client, as "host:pid" would be): a
          * lost lease's late release frees the key that another thread of the same client holds now.
          */
-        OWNER_PER_CLIENT
+        OWNER_PER_CLIENT,
+        /**
+         * Every store call by a thread whose interrupt status is set fails, as a virtual thread's socket I/O or a
+         * connection pool's borrow does: a try or a release by an interrupted thread does not reach the store.
+         */
+        CALLS_FAIL_WHEN_INTERRUPTED
     }
 
     /** Waits counted by {@link Defect#LOSES_WAKEUPS}. */
@@ -173,6 +178,10 @@ final class MemoryLockBackend implements LockBackend {
 
     private void checkUp() {
         store.operations.incrementAndGet();
+        if (has(Defect.CALLS_FAIL_WHEN_INTERRUPTED) && Thread.currentThread().isInterrupted()) {
+            throw new LockBackendException(
+                    "memory store call failed", new java.net.SocketException("Closed by interrupt"));
+        }
         if (store.down) {
             sawOutage = true;
             throw new LockBackendException(
