@@ -11,7 +11,9 @@ import org.locksmith.lock.spi.LockUrl;
  * org.locksmith.lock.Locks#open(String)} through {@link java.util.ServiceLoader}.
  *
  * <p>URL: {@code redis[s]://[user[:password]@]host[:port][,host[:port]...][/database][?name=value&...]}. Several
- * hosts, or {@code cluster=true}, mean Redis Cluster (the hosts are seed nodes). Parameters, with their defaults:
+ * hosts, or {@code cluster=true}, mean Redis Cluster (the hosts are seed nodes); with {@code sentinelMaster=name}
+ * the hosts are sentinels (default port 26379) and the client follows the master they name. Parameters, with their
+ * defaults:
  *
  * <ul>
  *   <li>{@code leaseMs=30000} how long Redis keeps a lease without renewal (100 ms to 1 day); renewed every third
@@ -23,6 +25,7 @@ import org.locksmith.lock.spi.LockUrl;
  *       more waiters queue locally
  *   <li>{@code database=0} (or the path {@code /0}); {@code clientName=locksmith} (shown by {@code CLIENT LIST})
  *   <li>{@code cluster=false} unless several hosts are given
+ *   <li>{@code sentinelMaster} (none) the name of a Sentinel-managed master; the hosts are then sentinels
  *   <li>{@code evictionCheck=warn} what opening does if a server may evict lock keys ({@code maxmemory} set and
  *       {@code maxmemory-policy} not {@code noeviction}): {@code warn}, {@code refuse} or {@code ignore}
  *   <li>{@code restartHoldOffMs} (default: {@code leaseMs}) how long after a server starts it grants no lock, so

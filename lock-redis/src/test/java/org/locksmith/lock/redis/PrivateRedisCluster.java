@@ -17,6 +17,7 @@ import redis.clients.jedis.Jedis;
  */
 final class PrivateRedisCluster implements AutoCloseable {
     private final List<PrivateRedis> nodes = new ArrayList<>();
+    private PrivateRedis replica;
 
     static PrivateRedisCluster start() {
         PrivateRedisCluster cluster = new PrivateRedisCluster();
@@ -33,6 +34,70 @@ final class PrivateRedisCluster implements AutoCloseable {
             cluster.close();
             throw e;
         }
+    }
+
+    /**
+     * A cluster as {@link #start()} plus a fourth node, a replica of the first master ({@code CLUSTER REPLICATE}),
+     * in sync when this returns: for {@link #failOverFirstMaster()}.
+     */
+    static PrivateRedisCluster startWithReplicaOfFirst() {
+        PrivateRedisCluster cluster = start();
+        try {
+            cluster.replica = PrivateRedis.start(
+                    "--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", "5000");
+            String firstId;
+            try (Jedis first = cluster.nodes.get(0).jedis()) {
+                firstId = first.clusterMyId();
+                first.clusterMeet("127.0.0.1", cluster.replica.port());
+            }
+            await("the fourth node to know the first master")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        try (Jedis r = cluster.replica.jedis()) {
+                            return r.clusterNodes().contains(firstId);
+                        }
+                    });
+            try (Jedis r = cluster.replica.jedis()) {
+                r.clusterReplicate(firstId);
+            }
+            await("the replica to be in sync with the first master")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        try (Jedis r = cluster.replica.jedis()) {
+                            String info = r.info("replication");
+                            return info.contains("master_link_status:up")
+                                    && r.clusterInfo().contains("cluster_state:ok");
+                        }
+                    });
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code CLUSTER FAILOVER} on the replica of the first master: the replica takes over its slots and the old
+     * master becomes its replica (which ends its blocked clients with {@code UNBLOCKED}). Returns once the new
+     * master serves and every node sees a healthy cluster.
+     */
+    void failOverFirstMaster() {
+        try (Jedis r = replica.jedis()) {
+            r.clusterFailover();
+        }
+        await("the replica to take over the first master's slots")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    try (Jedis r = replica.jedis()) {
+                        return r.info("replication").contains("role:master")
+                                && r.clusterInfo().contains("cluster_state:ok");
+                    }
+                });
     }
 
     /**
@@ -96,6 +161,9 @@ final class PrivateRedisCluster implements AutoCloseable {
     public void close() {
         for (PrivateRedis node : nodes) {
             node.close();
+        }
+        if (replica != null) {
+            replica.close();
         }
     }
 }

@@ -174,7 +174,7 @@ class RedisClusterTest {
     }
 
     /** A key of this run whose slot is on master {@code node} (each master owns a third of the slots). */
-    private static String keyOnNode(String prefix, int node) {
+    static String keyOnNode(String prefix, int node) {
         return keyOnNode(prefix, node, "on-");
     }
 

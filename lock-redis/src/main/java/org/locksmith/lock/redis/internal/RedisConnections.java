@@ -35,6 +35,7 @@ public final class RedisConnections {
     public static final String CLUSTER = "cluster";
     public static final String EVICTION_CHECK = "evictionCheck";
     public static final String RESTART_HOLD_OFF_MS = "restartHoldOffMs";
+    public static final String SENTINEL_MASTER = "sentinelMaster";
 
     /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
     public static final Set<String> PARAMETERS = Set.of(
@@ -48,9 +49,11 @@ public final class RedisConnections {
             CLIENT_NAME,
             CLUSTER,
             EVICTION_CHECK,
-            RESTART_HOLD_OFF_MS);
+            RESTART_HOLD_OFF_MS,
+            SENTINEL_MASTER);
 
     public static final int DEFAULT_PORT = 6379;
+    public static final int DEFAULT_SENTINEL_PORT = 26379;
 
     private RedisConnections() {}
 
@@ -88,20 +91,31 @@ public final class RedisConnections {
             throw new IllegalArgumentException(
                     "Lock URL " + url + " names no host; use for example redis://127.0.0.1:6379");
         }
-        boolean cluster = url.booleanParameter(CLUSTER, url.hosts().size() > 1);
+        String sentinelMaster = url.parameter(SENTINEL_MASTER, "");
+        boolean sentinel = !sentinelMaster.isEmpty();
+        if (sentinel && url.booleanParameter(CLUSTER, false)) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + SENTINEL_MASTER + " names a Sentinel-managed"
+                    + " master, which cannot be a cluster; drop cluster=true");
+        }
+        if (sentinel && !sentinelMaster.matches("[\\x21-\\x7e]{1,128}")) {
+            throw new IllegalArgumentException("Lock URL " + url + ": parameter " + SENTINEL_MASTER + "='"
+                    + sentinelMaster + "' must be 1 to 128 printable ASCII characters without spaces");
+        }
+        boolean cluster = !sentinel && url.booleanParameter(CLUSTER, url.hosts().size() > 1);
         if (cluster && database != 0) {
             throw new IllegalArgumentException(
                     "Lock URL " + url + ": Redis Cluster has only database 0, got database " + database);
         }
-        if (!cluster && url.hosts().size() > 1) {
+        if (!cluster && !sentinel && url.hosts().size() > 1) {
             throw new IllegalArgumentException(
                     "Lock URL " + url + " names several hosts but cluster=false; name one host or set cluster=true");
         }
         Set<HostAndPort> hosts = new LinkedHashSet<>();
         for (LockUrl.HostAndPort h : url.hosts()) {
-            hosts.add(new HostAndPort(h.host(), h.port(DEFAULT_PORT)));
+            hosts.add(new HostAndPort(h.host(), h.port(sentinel ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT)));
         }
-        String address = hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
+        String address = (sentinel ? sentinelMaster + " via sentinels " : "")
+                + hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
         Duration holdOff = url.millisParameter(RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
         RedisSettings settings = new RedisSettings(lease, prefix, waitPoolSize, address, holdOff);
 
@@ -117,13 +131,23 @@ public final class RedisConnections {
         url.user().ifPresent(base::user);
         url.password().ifPresent(base::password);
         JedisClientConfig commandConfig = base.build();
+        // Sentinels get the timeouts, name and TLS of the servers, not their database or credentials.
+        DefaultJedisClientConfig.Builder sentinelBase = DefaultJedisClientConfig.builder()
+                .autoNegotiateProtocol(false) // one question per connection: RESP2, no HELLO round trip
+                .connectionTimeoutMillis(connectTimeout)
+                .socketTimeoutMillis(timeout)
+                .clientName(clientName);
+        if (url.scheme().equals("rediss")) {
+            sentinelBase.sslOptions(SslOptions.defaults());
+        }
+        Endpoint endpoint = new Endpoint(cluster, sentinel ? sentinelMaster : null, hosts, sentinelBase.build());
 
         List<AutoCloseable> owned = new ArrayList<>(2);
         try {
-            UnifiedJedis commands = client(cluster, hosts, commandConfig, pool(poolSize, timeout), timeout);
+            UnifiedJedis commands = client(endpoint, commandConfig, pool(poolSize, timeout), timeout);
             owned.add(commands);
             // Same configuration as the command client: each BLPOP sets its own socket timeout (see WaitConnections).
-            UnifiedJedis waits = client(cluster, hosts, commandConfig, pool(waitPoolSize, timeout), timeout);
+            UnifiedJedis waits = client(endpoint, commandConfig, pool(waitPoolSize, timeout), timeout);
             owned.add(waits);
             RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
             backend.verify(evictionCheck);
@@ -167,13 +191,20 @@ public final class RedisConnections {
         return config;
     }
 
+    /**
+     * Where the servers are: a cluster's seed nodes, a Sentinel-managed master's name and its sentinels, or one
+     * server.
+     */
+    private record Endpoint(
+            boolean cluster, String sentinelMaster, Set<HostAndPort> hosts, JedisClientConfig sentinelConfig) {}
+
     private static UnifiedJedis client(
-            boolean cluster,
-            Set<HostAndPort> hosts,
-            JedisClientConfig config,
-            GenericObjectPoolConfig<Connection> pool,
-            int timeoutMillis) {
-        if (cluster) {
+            Endpoint endpoint, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool, int timeoutMillis) {
+        Set<HostAndPort> hosts = endpoint.hosts();
+        if (endpoint.sentinelMaster() != null) {
+            return SentinelRedis.open(endpoint.sentinelMaster(), hosts, endpoint.sentinelConfig(), config, pool);
+        }
+        if (endpoint.cluster()) {
             return RedisClusterClient.builder()
                     .nodes(hosts)
                     .clientConfig(config)

@@ -63,8 +63,13 @@ public final class RedisLockBackend implements LockBackend {
             LockFeature.LOSS_DETECTION));
     /** How many leases one renewal script call extends at most: bounds the time the script blocks Redis. */
     private static final int RENEW_BATCH = 500;
-    /** How long a script answered with {@code TRYAGAIN} (slot migration in progress) is sent again, with back-off. */
+    /**
+     * How long a script answered "not now" ({@link #isPassing}: a slot migration or a failover in progress) is sent
+     * again, with back-off. A waiting acquire retries for as long as its deadline allows.
+     */
     static final long TRY_AGAIN_MILLIS = 2_000;
+    /** The longest back-off between attempts of a waiter whose server is failing over. */
+    private static final long FAILOVER_BACK_OFF_MILLIS = 100;
     /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
     private static final int CANCEL_THREADS = 4;
     /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
@@ -292,7 +297,15 @@ public final class RedisLockBackend implements LockBackend {
         try {
             while (true) {
                 long sentAt = System.nanoTime();
-                List<?> reply = attempt(keys, request, willWait, waiter != null);
+                List<?> reply;
+                try {
+                    reply = attempt(keys, request, willWait, waiter != null);
+                } catch (LockBackendException e) {
+                    if (waitOutFailover(request, e)) {
+                        continue; // a failover: the client follows the new master meanwhile
+                    }
+                    throw e;
+                }
                 holdsWakeUp = false;
                 long value = asLong(reply.get(1));
                 if (asLong(reply.get(0)) == 1) {
@@ -357,8 +370,8 @@ public final class RedisLockBackend implements LockBackend {
                             waited ? "1" : "0",
                             restartHoldOffMillis));
         } catch (LockBackendException e) {
-            if (neverSent(e)) {
-                throw e;
+            if (neverSent(e) || e.getCause() instanceof JedisDataException) {
+                throw e; // not sent, or answered with an error: nothing was granted
             }
             String owner = request.ownerId();
             if (closedByServer(e)) {
@@ -612,8 +625,9 @@ public final class RedisLockBackend implements LockBackend {
      * use; every script is safe to send again (acquire re-grants to the same owner, renew re-extends, a release
      * recognizes its own earlier release by the record it leaves, see {@link LockScripts#RELEASE}), so the call is
      * retried once on a fresh connection after the pool's idle, equally dead, connections are dropped. A script
-     * answered with {@code TRYAGAIN} (its slot is being migrated and its keys are split between the two nodes) is
-     * sent again with back-off until the migration moved them, for up to {@value #TRY_AGAIN_MILLIS} ms.
+     * answered "not now" ({@link #isPassing}: {@code TRYAGAIN} while its slot is being migrated, {@code READONLY}
+     * from a master just demoted, {@code CLUSTERDOWN} while a cluster elects a new master) is sent again with
+     * back-off until the client follows the change, for up to {@value #TRY_AGAIN_MILLIS} ms.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
         long giveUpAt = 0; // read the clock only once a TRYAGAIN came: none on the usual path
@@ -622,9 +636,10 @@ public final class RedisLockBackend implements LockBackend {
             try {
                 return runOnce(script, sha, keys, args);
             } catch (LockBackendException e) {
-                if (!(e.getCause() instanceof JedisDataException d && isTryAgain(d))) {
+                if (!(e.getCause() instanceof JedisDataException d && isPassing(d))) {
                     throw e;
                 }
+                followMaster();
                 long now = System.nanoTime();
                 if (giveUpAt == 0) {
                     giveUpAt = now + TimeUnit.MILLISECONDS.toNanos(TRY_AGAIN_MILLIS);
@@ -643,8 +658,17 @@ public final class RedisLockBackend implements LockBackend {
             return LockScripts.run(commands, script, sha, keys, args);
         } catch (JedisException e) {
             if (!closedByServer(e)) {
+                if (!(e instanceof JedisDataException) && followMaster()) {
+                    // Sentinel: the master refused or dropped the connection and the sentinels name another one.
+                    try {
+                        return LockScripts.run(commands, script, sha, keys, args);
+                    } catch (JedisException again) {
+                        throw failure("failed", again);
+                    }
+                }
                 throw failure("failed", e);
             }
+            followMaster();
             connectionClosed(e);
             try {
                 return LockScripts.run(commands, script, sha, keys, args);
@@ -654,9 +678,51 @@ public final class RedisLockBackend implements LockBackend {
         }
     }
 
-    /** {@code TRYAGAIN}: a multi-key command on a slot being migrated, its keys split between the nodes. */
-    static boolean isTryAgain(JedisDataException e) {
-        return String.valueOf(e.getMessage()).startsWith("TRYAGAIN");
+    /**
+     * An error reply that passes once the servers have settled: {@code TRYAGAIN} (a multi-key command on a slot
+     * being migrated), {@code READONLY} (a write sent to a master that was just made a replica, before the client
+     * follows the new one), {@code UNBLOCKED} (a blocked {@code BLPOP} ended because its master became a replica),
+     * {@code CLUSTERDOWN} (a cluster without a master for some slot, as during an election), {@code MASTERDOWN} and
+     * {@code LOADING}. A script answered so did not run its writes.
+     */
+    static boolean isPassing(JedisDataException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.startsWith("TRYAGAIN")
+                || m.startsWith("READONLY")
+                || m.startsWith("UNBLOCKED")
+                || m.startsWith("CLUSTERDOWN")
+                || m.startsWith("MASTERDOWN")
+                || m.startsWith("LOADING");
+    }
+
+    /**
+     * On a Sentinel-managed master, asks the sentinels where the master is now (at most every 100 ms) and moves
+     * the pools there; on other servers does nothing.
+     *
+     * @return whether a pool moved to another master
+     */
+    private boolean followMaster() {
+        boolean moved = commands instanceof SentinelRedis c && c.follow();
+        if (waits != commands && waits instanceof SentinelRedis w && w.follow()) {
+            moved = true;
+        }
+        return moved;
+    }
+
+    /**
+     * Whether a waiting request whose attempt failed with {@code e} should look again after a back-off: the server
+     * answered that it is failing over (see {@link #isPassing}) and the deadline leaves time.
+     */
+    private static boolean waitOutFailover(AcquireRequest request, RuntimeException e) {
+        if (request.isTry() || request.isCancelled() || !(e.getCause() instanceof JedisDataException d)) {
+            return false;
+        }
+        long left = request.remainingNanos();
+        if (!isPassing(d) || left <= 0) {
+            return false;
+        }
+        sleepQuietly(Math.max(1, Math.min(FAILOVER_BACK_OFF_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
+        return true;
     }
 
     /** Sleeps for a back-off; an interrupt ends the sleep and stays set. */
@@ -843,6 +909,14 @@ public final class RedisLockBackend implements LockBackend {
                     return false;
                 } catch (JedisException e) {
                     state.compareAndSet(BLOCKING, IDLE);
+                    if (e instanceof JedisDataException d && isPassing(d)) {
+                        // UNBLOCKED (the master became a replica), CLUSTERDOWN, ...: look again once the client
+                        // follows the new master, within the deadline.
+                        followMaster();
+                        long ms = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                        sleepQuietly(Math.max(1, Math.min(FAILOVER_BACK_OFF_MILLIS, ms)));
+                        return false;
+                    }
                     if (Thread.currentThread().isInterrupted()) {
                         // Interrupted in BLPOP on a virtual thread, whose socket the interrupt closed (a platform
                         // thread's BLPOP ignores interrupts and is ended by the cancel signal instead): the request
@@ -855,6 +929,7 @@ public final class RedisLockBackend implements LockBackend {
                     }
                     if (closedByServer(e)) {
                         // The wait connection was killed: look at the lock again on a fresh one.
+                        followMaster();
                         dropIdleConnections(waits);
                         return false;
                     }

@@ -12,7 +12,9 @@ import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.Pool;
 
@@ -47,10 +49,14 @@ final class WaitConnections {
     WaitConnections(UnifiedJedis client, Executor closer) {
         this.client = client;
         this.closer = closer;
-        if (!(client instanceof RedisClient) && !isCluster(client)) {
+        if (!(client instanceof RedisClient)
+                && !(client instanceof SentinelRedis)
+                && !(client instanceof RedisSentinelClient)
+                && !isCluster(client)) {
             throw new IllegalArgumentException("Redis lock waiters need a pooled client whose connections they can"
-                    + " time out one BLPOP at a time: a RedisClient, RedisClusterClient or JedisCluster, not "
-                    + client.getClass().getName() + "; pass one of those (as the client or as waitClient)");
+                    + " time out one BLPOP at a time: a RedisClient, RedisSentinelClient, RedisClusterClient or"
+                    + " JedisCluster, not " + client.getClass().getName()
+                    + "; pass one of those (as the client or as waitClient)");
         }
     }
 
@@ -73,14 +79,19 @@ final class WaitConnections {
     }
 
     /**
-     * The connection pools of {@code client} by node address: each node pool of a cluster client, or the one pool
-     * of a {@code RedisClient} under {@code address}; empty for any other client.
+     * The connection pools of {@code client} by node address: each node pool of a cluster client, the current
+     * master's pool of a {@code RedisSentinelClient}, or the one pool of a {@code RedisClient} under {@code
+     * address}; empty for any other client.
      */
     @SuppressWarnings("deprecation") // JedisCluster, see isCluster
     static Map<String, Pool<Connection>> nodePools(UnifiedJedis client, String address) {
         Map<String, Pool<Connection>> pools = new LinkedHashMap<>();
         if (client instanceof RedisClient rc) {
             pools.put(address, rc.getPool());
+        } else if (client instanceof SentinelRedis sr) {
+            pools.put(sr.master().toString(), sr.pool());
+        } else if (client instanceof RedisSentinelClient sc) {
+            sc.getPrimaryNodesConnectionMap().forEach((node, pool) -> pools.put(String.valueOf(node), pool));
         } else if (client instanceof JedisCluster jc) {
             pools.putAll(jc.getClusterNodes());
         } else if (client instanceof RedisClusterClient rcc) {
@@ -89,7 +100,10 @@ final class WaitConnections {
         return pools;
     }
 
-    /** The object whose connections {@code client}'s waiters block: its pool, or the cluster client's node pools. */
+    /**
+     * The object whose connections {@code client}'s waiters block: its pool, or the cluster client's node pools, or
+     * the Sentinel client (whose pool is replaced when the master changes).
+     */
     static Object pool(UnifiedJedis client) {
         return client instanceof RedisClient rc ? rc.getPool() : client;
     }
@@ -109,9 +123,13 @@ final class WaitConnections {
     String blpop(LockKeys keys, String cancelKey, long timeoutMillis) {
         Connection connection = client instanceof RedisClient rc
                 ? rc.getPool().getResource()
-                : client instanceof JedisCluster jc
-                        ? jc.getConnectionFromSlot(keys.slot())
-                        : ((RedisClusterClient) client).getConnectionFromSlot(keys.slot());
+                : client instanceof SentinelRedis sr
+                        ? masterConnection(sr)
+                        : client instanceof RedisSentinelClient sc
+                                ? masterConnection(sc)
+                                : client instanceof JedisCluster jc
+                                        ? jc.getConnectionFromSlot(keys.slot())
+                                        : ((RedisClusterClient) client).getConnectionFromSlot(keys.slot());
         try {
             int commandTimeout = connection.getSoTimeout();
             int slack = commandTimeout > 0 ? commandTimeout : DEFAULT_SLACK_MILLIS;
@@ -136,6 +154,30 @@ final class WaitConnections {
         } finally {
             giveBack(connection);
         }
+    }
+
+    /** A connection to the master {@code client} sends to now (see the other overload). */
+    private static Connection masterConnection(SentinelRedis client) {
+        try {
+            return client.pool().getResource();
+        } catch (IllegalStateException closed) {
+            throw new JedisConnectionException("the master's pool was replaced (failover): " + closed, closed);
+        }
+    }
+
+    /**
+     * A connection to the master a Sentinel client follows now. Its pool is replaced when the master changes; one
+     * closed under this call fails like a connection that broke.
+     */
+    private static Connection masterConnection(RedisSentinelClient client) {
+        for (Pool<Connection> pool : client.getPrimaryNodesConnectionMap().values()) {
+            try {
+                return pool.getResource();
+            } catch (IllegalStateException closed) {
+                throw new JedisConnectionException("the master's pool was replaced (failover): " + closed, closed);
+            }
+        }
+        throw new JedisConnectionException("the Sentinel client knows no master");
     }
 
     /** Returns {@code connection} to its pool, a broken one from the {@code closer} (see the constructor). */
