@@ -551,7 +551,7 @@ public final class RedisLockBackend implements LockBackend {
     private void renewPerSlot(List<BackendLease> leases, RenewalReport report) {
         // One script call per slot (and batch), unless the client is known to talk to one server: a script may
         // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
-        boolean oneServer = commands instanceof RedisClient;
+        boolean oneServer = commands instanceof RedisClient || commands instanceof SentinelRedis;
         Map<Integer, List<RedisLease>> bySlot = new LinkedHashMap<>();
         for (BackendLease lease : leases) {
             RedisLease l = (RedisLease) lease;
