@@ -169,6 +169,11 @@ final class PrivateRedisSentinel implements AutoCloseable {
         throw new IllegalStateException("no " + name + " in INFO: " + info);
     }
 
+    /** The server that is the replica now. */
+    PrivateRedis replica() {
+        return master().getPort() == first.port() ? second : first;
+    }
+
     /** A {@code redis://} URL naming the sentinel and the master, with {@code params} and the restart hold-off off. */
     String url(String params) {
         return "redis://127.0.0.1:" + sentinelPort + "?sentinelMaster=" + MASTER_NAME + "&restartHoldOffMs=0"

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.tck.LockFaults;
@@ -19,7 +20,11 @@ import org.locksmith.lock.zookeeper.internal.LockNodes;
  * with holder and waiters on different servers (writes through the leader, watches from followers). Faults:
  * session kill and lock-state deletion; restarts and outages of an ensemble are covered by {@link
  * ZooKeeperEnsembleTest}.
+ *
+ * <p>Tagged {@code thorough} ({@code -Pthorough}): the default run has the TCK on one server (on virtual threads)
+ * and the ensemble's own leader-failure test ({@link ZooKeeperEnsembleTest}), and keeps the build within its time.
  */
+@Tag("thorough")
 class ZooKeeperEnsembleTckTest extends LockTck {
     static final long SESSION_MS = 2_000;
     static final long CONNECTION_MS = 2_000;

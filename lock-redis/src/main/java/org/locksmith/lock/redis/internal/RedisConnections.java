@@ -36,6 +36,8 @@ public final class RedisConnections {
     public static final String EVICTION_CHECK = "evictionCheck";
     public static final String RESTART_HOLD_OFF_MS = "restartHoldOffMs";
     public static final String SENTINEL_MASTER = "sentinelMaster";
+    public static final String WAIT_REPLICAS = "waitReplicas";
+    public static final String WAIT_REPLICAS_TIMEOUT_MS = "waitReplicasTimeoutMs";
 
     /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
     public static final Set<String> PARAMETERS = Set.of(
@@ -50,7 +52,9 @@ public final class RedisConnections {
             CLUSTER,
             EVICTION_CHECK,
             RESTART_HOLD_OFF_MS,
-            SENTINEL_MASTER);
+            SENTINEL_MASTER,
+            WAIT_REPLICAS,
+            WAIT_REPLICAS_TIMEOUT_MS);
 
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_SENTINEL_PORT = 26379;
@@ -117,7 +121,19 @@ public final class RedisConnections {
         String address = (sentinel ? sentinelMaster + " via sentinels " : "")
                 + hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
         Duration holdOff = url.millisParameter(RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
-        RedisSettings settings = new RedisSettings(lease, prefix, waitPoolSize, address, holdOff);
+        int waitReplicas = url.intParameter(WAIT_REPLICAS, 0, 0, RedisSettings.MAX_WAIT_REPLICAS);
+        Duration waitReplicasTimeout = url.millisParameter(
+                WAIT_REPLICAS_TIMEOUT_MS,
+                RedisSettings.DEFAULT_WAIT_REPLICAS_TIMEOUT,
+                Duration.ofMillis(1),
+                RedisSettings.MAX_LEASE);
+        RedisSettings settings;
+        try {
+            settings =
+                    new RedisSettings(lease, prefix, waitPoolSize, address, holdOff, waitReplicas, waitReplicasTimeout);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
+        }
 
         DefaultJedisClientConfig.Builder base = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(connectTimeout)

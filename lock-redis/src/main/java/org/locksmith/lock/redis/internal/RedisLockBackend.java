@@ -106,6 +106,14 @@ public final class RedisLockBackend implements LockBackend {
         this.commands = commands;
         this.waits = waits;
         this.owned = List.copyOf(owned);
+        if (settings.waitReplicas() > 0
+                && !(commands instanceof RedisClient
+                        || commands instanceof SentinelRedis
+                        || WaitConnections.isCluster(commands))) {
+            throw new IllegalArgumentException("Waiting for replicas sends WAIT on the connection of each grant and"
+                    + " renewal, which needs a RedisClient, RedisClusterClient or JedisCluster, not "
+                    + commands.getClass().getName());
+        }
         this.cluster = commands instanceof JedisCluster || commands instanceof RedisClusterClient;
         this.settings = settings;
         this.leaseMillis = Long.toString(settings.leaseTime().toMillis());
@@ -358,8 +366,32 @@ public final class RedisLockBackend implements LockBackend {
      * sent once from a background thread instead.
      */
     private List<?> attempt(LockKeys keys, AcquireRequest request, boolean willWait, boolean waited) {
+        Object raw = attemptOnce(keys, request, willWait, waited);
+        if (!(raw instanceof Replicated r)) {
+            return (List<?>) raw;
+        }
+        List<?> reply = (List<?>) r.reply();
+        if (asLong(reply.get(0)) == 1 && r.acknowledged() < settings.waitReplicas()) {
+            try {
+                releaseOwner(keys, request.ownerId());
+            } catch (RuntimeException e) {
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "Could not release key '" + keys.userKey() + "' after too few"
+                                + " replicas acknowledged its grant; it frees at its lease end: " + e);
+            }
+            throw new LockBackendException("Redis at " + settings.address() + " granted key '" + keys.userKey()
+                    + "' but only " + r.acknowledged() + " of " + settings.waitReplicas() + " replicas acknowledged"
+                    + " the grant within " + settings.waitReplicasTimeout().toMillis() + " ms (waitReplicas); the"
+                    + " grant was released");
+        }
+        return reply;
+    }
+
+    private Object attemptOnce(LockKeys keys, AcquireRequest request, boolean willWait, boolean waited) {
         try {
-            return (List<?>) script(
+            return scriptOn(
+                    keys.slot(),
                     LockScripts.ACQUIRE,
                     LockScripts.ACQUIRE_SHA,
                     List.of(keys.hash()),
@@ -511,7 +543,20 @@ public final class RedisLockBackend implements LockBackend {
                 }
                 c.sendCommand(Protocol.Command.EVAL, arguments);
             }
-            replies = c.getMany(batches.size());
+            if (settings.waitReplicas() > 0) {
+                replies = withWait(c, () -> {
+                    c.sendCommand(Protocol.Command.WAIT, waitArguments());
+                    return c.getMany(batches.size() + 1);
+                });
+                long acknowledged = asLong(replies.get(batches.size()));
+                if (acknowledged < settings.waitReplicas()) {
+                    LockBackendException failure = tooFewReplicas("a renewal", acknowledged);
+                    leases.forEach(l -> report.unconfirmed(l, failure));
+                    return;
+                }
+            } else {
+                replies = c.getMany(batches.size());
+            }
         } catch (RuntimeException e) {
             LockBackendException failure = failure("failed", e);
             leases.forEach(l -> report.unconfirmed(l, failure));
@@ -572,7 +617,12 @@ public final class RedisLockBackend implements LockBackend {
                 long sentAt = System.nanoTime();
                 List<?> missing;
                 try {
-                    missing = (List<?>) script(LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                    Object raw =
+                            scriptOn(batch.get(0).keys.slot(), LockScripts.RENEW, LockScripts.RENEW_SHA, keys, args);
+                    if (raw instanceof Replicated r && r.acknowledged() < settings.waitReplicas()) {
+                        throw tooFewReplicas("a renewal", r.acknowledged());
+                    }
+                    missing = (List<?>) (raw instanceof Replicated r ? r.reply() : raw);
                 } catch (LockBackendException e) {
                     // One unreachable node costs only its own leases: the others are renewed and reported.
                     batch.forEach(l -> report.unconfirmed(l, e));
@@ -630,11 +680,16 @@ public final class RedisLockBackend implements LockBackend {
      * back-off until the client follows the change, for up to {@value #TRY_AGAIN_MILLIS} ms.
      */
     private Object script(String script, String sha, List<String> keys, List<String> args) {
+        return retryingPassingErrors(() -> runOnce(script, sha, keys, args));
+    }
+
+    /** Runs {@code call}, sending it again as {@link #script} describes while the server answers "not now". */
+    private Object retryingPassingErrors(java.util.function.Supplier<Object> call) {
         long giveUpAt = 0; // read the clock only once a TRYAGAIN came: none on the usual path
         long backOffMillis = 5;
         while (true) {
             try {
-                return runOnce(script, sha, keys, args);
+                return call.get();
             } catch (LockBackendException e) {
                 if (!(e.getCause() instanceof JedisDataException d && isPassing(d))) {
                     throw e;
@@ -651,6 +706,109 @@ public final class RedisLockBackend implements LockBackend {
             sleepQuietly(backOffMillis);
             backOffMillis = Math.min(100, backOffMillis * 2);
         }
+    }
+
+    /** A script's reply, and how many replicas acknowledged its writes ({@code WAIT}). */
+    private record Replicated(Object reply, long acknowledged) {}
+
+    /**
+     * {@link #script}, or, when the client waits for replicas, the script and {@code WAIT} pipelined on one
+     * connection to the node of {@code slot}, giving a {@link Replicated}. The same retries apply.
+     */
+    private Object scriptOn(int slot, String script, String sha, List<String> keys, List<String> args) {
+        if (settings.waitReplicas() == 0) {
+            return script(script, sha, keys, args);
+        }
+        return retryingPassingErrors(() -> {
+            try {
+                return runReplicated(slot, script, sha, keys, args);
+            } catch (JedisException e) {
+                if (closedByServer(e)) {
+                    connectionClosed(e);
+                } else if (!(e instanceof JedisDataException)) {
+                    followMaster();
+                }
+                throw failure("failed", e);
+            }
+        });
+    }
+
+    private Replicated runReplicated(int slot, String script, String sha, List<String> keys, List<String> args) {
+        return LockScripts.uninterrupted(() -> {
+            try (Connection c = connectionFor(slot)) {
+                return withWait(c, () -> {
+                    c.sendCommand(Protocol.Command.EVALSHA, scriptArguments(sha, keys, args));
+                    c.sendCommand(Protocol.Command.WAIT, waitArguments());
+                    List<Object> replies = c.getMany(2);
+                    if (replies.get(0) instanceof JedisDataException d
+                            && String.valueOf(d.getMessage()).startsWith("NOSCRIPT")) {
+                        c.sendCommand(Protocol.Command.EVAL, scriptArguments(script, keys, args));
+                        c.sendCommand(Protocol.Command.WAIT, waitArguments());
+                        replies = c.getMany(2);
+                    }
+                    if (replies.get(0) instanceof JedisDataException d) {
+                        throw d;
+                    }
+                    return new Replicated(replies.get(0), asLong(replies.get(1)));
+                });
+            }
+        });
+    }
+
+    /** Runs {@code work} with the connection's read timeout raised by the {@code WAIT} timeout. */
+    private <T> T withWait(Connection c, java.util.function.Supplier<T> work) {
+        int timeout = c.getSoTimeout();
+        c.setSoTimeout((int) Math.min(
+                Integer.MAX_VALUE, timeout + settings.waitReplicasTimeout().toMillis()));
+        try {
+            return work.get();
+        } finally {
+            if (!c.isBroken()) {
+                c.setSoTimeout(timeout);
+            }
+        }
+    }
+
+    private String[] waitArguments() {
+        return new String[] {
+            Integer.toString(settings.waitReplicas()),
+            Long.toString(settings.waitReplicasTimeout().toMillis())
+        };
+    }
+
+    private static String[] scriptArguments(String scriptOrSha, List<String> keys, List<String> args) {
+        String[] a = new String[2 + keys.size() + args.size()];
+        int i = 0;
+        a[i++] = scriptOrSha;
+        a[i++] = Integer.toString(keys.size());
+        for (String k : keys) {
+            a[i++] = k;
+        }
+        for (String v : args) {
+            a[i++] = v;
+        }
+        return a;
+    }
+
+    /** A connection to the server of {@code slot} (any slot when not a cluster). */
+    @SuppressWarnings("deprecation") // JedisCluster, see WaitConnections.nodePools
+    private Connection connectionFor(int slot) {
+        if (commands instanceof RedisClient rc) {
+            return rc.getPool().getResource();
+        }
+        if (commands instanceof SentinelRedis sr) {
+            return sr.pool().getResource();
+        }
+        if (commands instanceof JedisCluster jc) {
+            return jc.getConnectionFromSlot(slot);
+        }
+        return ((RedisClusterClient) commands).getConnectionFromSlot(slot);
+    }
+
+    private LockBackendException tooFewReplicas(String what, long acknowledged) {
+        return new LockBackendException("Redis at " + settings.address() + ": only " + acknowledged + " of "
+                + settings.waitReplicas() + " replicas acknowledged " + what + " within "
+                + settings.waitReplicasTimeout().toMillis() + " ms (waitReplicas)");
     }
 
     private Object runOnce(String script, String sha, List<String> keys, List<String> args) {

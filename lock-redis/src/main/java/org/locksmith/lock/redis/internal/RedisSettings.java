@@ -14,9 +14,23 @@ import java.util.Objects;
  * @param restartHoldOff how long after a server starts it grants nothing: a server that restarted without its data
  *     (no persistence, or writes lost in the crash) has forgotten the locks it granted, whose holders may believe
  *     they hold for up to their lease time; zero turns the hold-off off
+ * @param waitReplicas how many replicas must acknowledge a grant and each renewal ({@code WAIT}) before they count;
+ *     0 (the default) waits for none
+ * @param waitReplicasTimeout how long a {@code WAIT} waits for them
  */
 public record RedisSettings(
-        Duration leaseTime, String prefix, int maxBlockingWaiters, String address, Duration restartHoldOff) {
+        Duration leaseTime,
+        String prefix,
+        int maxBlockingWaiters,
+        String address,
+        Duration restartHoldOff,
+        int waitReplicas,
+        Duration waitReplicasTimeout) {
+
+    /** The most replicas {@code waitReplicas} may name. */
+    public static final int MAX_WAIT_REPLICAS = 64;
+    /** The default time a {@code WAIT} for replicas waits. */
+    public static final Duration DEFAULT_WAIT_REPLICAS_TIMEOUT = Duration.ofMillis(200);
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
@@ -25,8 +39,26 @@ public record RedisSettings(
     public static final int DEFAULT_WAIT_POOL_SIZE = 16;
     public static final int DEFAULT_POOL_SIZE = 8;
 
+    /** Settings that wait for no replica. */
+    public RedisSettings(
+            Duration leaseTime, String prefix, int maxBlockingWaiters, String address, Duration restartHoldOff) {
+        this(leaseTime, prefix, maxBlockingWaiters, address, restartHoldOff, 0, DEFAULT_WAIT_REPLICAS_TIMEOUT);
+    }
+
     public RedisSettings {
         Objects.requireNonNull(leaseTime, "leaseTime");
+        Objects.requireNonNull(waitReplicasTimeout, "waitReplicasTimeout");
+        if (waitReplicas < 0 || waitReplicas > MAX_WAIT_REPLICAS) {
+            throw new IllegalArgumentException(
+                    "Redis lock waitReplicas must be from 0 to " + MAX_WAIT_REPLICAS + ", got " + waitReplicas);
+        }
+        if (waitReplicasTimeout.toMillis() < 1
+                || (waitReplicas > 0 && waitReplicasTimeout.compareTo(leaseTime.dividedBy(3)) > 0)) {
+            throw new IllegalArgumentException("Redis lock waitReplicasTimeout " + waitReplicasTimeout.toMillis()
+                    + " ms must be from 1 ms to a third of the lease ("
+                    + leaseTime.dividedBy(3).toMillis()
+                    + " ms): renewals, every third of a lease, wait that long for replicas");
+        }
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(restartHoldOff, "restartHoldOff");
