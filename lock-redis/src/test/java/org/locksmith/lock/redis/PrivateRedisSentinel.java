@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
@@ -100,7 +99,7 @@ final class PrivateRedisSentinel implements AutoCloseable {
                             return false;
                         }
                     }
-                    try (Jedis m = connect(master())) {
+                    try (Jedis m = RedisTckSupport.admin(master())) {
                         return m.info("replication").contains("role:master")
                                 && m.info("replication").contains("connected_slaves:1");
                     }
@@ -134,7 +133,7 @@ final class PrivateRedisSentinel implements AutoCloseable {
                     if (now.equals(before)) {
                         return false;
                     }
-                    try (Jedis m = connect(now)) {
+                    try (Jedis m = RedisTckSupport.admin(now)) {
                         return m.info("replication").contains("role:master");
                     }
                 });
@@ -151,7 +150,7 @@ final class PrivateRedisSentinel implements AutoCloseable {
                 .pollInterval(Duration.ofMillis(10))
                 .ignoreExceptions()
                 .until(() -> {
-                    try (Jedis m = connect(master)) {
+                    try (Jedis m = RedisTckSupport.admin(master)) {
                         String info = m.info("replication");
                         long offset = Long.parseLong(field(info, "master_repl_offset"));
                         String replica = field(info, "slave0");
@@ -181,16 +180,7 @@ final class PrivateRedisSentinel implements AutoCloseable {
     }
 
     Jedis sentinelConnection() {
-        return connect(new HostAndPort("127.0.0.1", sentinelPort));
-    }
-
-    static Jedis connect(HostAndPort node) {
-        return new Jedis(
-                node,
-                DefaultJedisClientConfig.builder()
-                        .timeoutMillis(5_000)
-                        .autoNegotiateProtocol(false)
-                        .build());
+        return RedisTckSupport.admin(new HostAndPort("127.0.0.1", sentinelPort));
     }
 
     @Override

@@ -89,7 +89,12 @@ class RedisSentinelTest {
                     return new Grant(grantedAt, releasedAt, l.fencingToken());
                 }));
             }
-            Thread.sleep(300); // the waiters block in BLPOP on the master
+            try (redis.clients.jedis.Jedis master = RedisTckSupport.admin(sentinel.master())) {
+                // the three waiters of key A and the one of key B block in BLPOP on the master
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> RedisTckSupport.blockedClients(master, null) == 4);
+            }
             HostAndPort before = sentinel.master();
             long failoverAt = System.nanoTime();
             HostAndPort after = sentinel.failover();
