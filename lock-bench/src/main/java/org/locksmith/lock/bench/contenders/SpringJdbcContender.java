@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.locksmith.lock.bench.Scenario;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
@@ -69,10 +70,12 @@ public final class SpringJdbcContender extends Peer {
         repository.afterPropertiesSet();
         repository.afterSingletonsInstantiated();
         JdbcLockRegistry registry = new JdbcLockRegistry(repository);
+        AtomicBoolean staleReported = new AtomicBoolean();
         return new Client() {
             @Override
             public Handle handle(String key) {
-                return new JucLockHandle(name(), key, registry.obtain(key));
+                return new JucLockHandle(
+                        name(), key, () -> registry.obtain(key), SpringRegistries::evictedFromCache, staleReported);
             }
 
             @Override

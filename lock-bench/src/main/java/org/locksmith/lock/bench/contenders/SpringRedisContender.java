@@ -1,6 +1,7 @@
 package org.locksmith.lock.bench.contenders;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
 import org.springframework.data.redis.connection.RedisPassword;
@@ -48,10 +49,12 @@ public final class SpringRedisContender extends Peer {
                 : new RedisLockRegistry(factory, "lsbench:" + stores.runId() + ":spring", lease);
         registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
         registry.setRenewalTaskScheduler(renewals);
+        AtomicBoolean staleReported = new AtomicBoolean();
         return new Client() {
             @Override
             public Handle handle(String key) {
-                return new JucLockHandle(name(), key, registry.obtain(key));
+                return new JucLockHandle(
+                        name(), key, () -> registry.obtain(key), SpringRegistries::evictedFromCache, staleReported);
             }
 
             @Override
