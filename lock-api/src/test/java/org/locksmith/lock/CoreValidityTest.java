@@ -187,4 +187,57 @@ class CoreValidityTest {
             lease.release();
         }
     }
+
+    /**
+     * A session-bound lease whose session checks failed for longer than its session is lost, and its owner is told;
+     * but the session may well have survived (the ZooKeeper case: a server restart under load), and then the store
+     * keeps the lock for as long as the session lives, blocking every other client until the owner releases. The
+     * core releases such a lease in the store at once, once; the owner's release() only reports the loss. A leased
+     * store frees a lost lease by itself when its lease runs out, so the core leaves those to the store (the TCK's
+     * expiry contracts must see the store do it).
+     */
+    @Test
+    void aSessionBoundLeaseThatRanOutIsReleasedInTheStoreBeforeItsOwnerReleasesIt() throws Exception {
+        MemoryBackend store = sessionBound(Duration.ofMillis(400), Duration.ofMillis(100));
+        try (LockClient c = Locks.client(store)) {
+            LockLease lease = c.lock("k").acquire(Duration.ofSeconds(1));
+            store.storeDown = true; // session checks fail; the store itself keeps the lock
+            await().atMost(Duration.ofSeconds(3)).until(() -> !lease.isValid());
+            store.storeDown = false;
+            await().atMost(Duration.ofSeconds(3))
+                    .alias("the store was told before the owner released")
+                    .until(() -> store.releaseCalls.get() == 1);
+            assertThat(onOtherThread(() -> {
+                        var other = c.lock("k").tryAcquire();
+                        other.ifPresent(LockLease::release);
+                        return other.isPresent();
+                    }))
+                    .as("another thread is granted the key before the lost lease's owner released it")
+                    .isTrue();
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            assertThat(store.releaseCalls.get())
+                    .as("the lost lease is released in the store once")
+                    .isEqualTo(2);
+            assertThat(store.repeatedReleases.get()).isZero();
+        }
+
+        MemoryBackend leased = leased(Duration.ofMillis(400), Duration.ofMillis(100));
+        try (LockClient c = Locks.client(leased)) {
+            LockLease lease = c.lock("k").acquire(Duration.ofSeconds(1));
+            leased.storeDown = true;
+            await().atMost(Duration.ofSeconds(3)).until(() -> !lease.isValid());
+            Thread.sleep(300); // a background release would come within this
+            assertThat(leased.releaseCalls.get())
+                    .as("a leased store's lost lease is left to the store's own expiry")
+                    .isZero();
+            leased.storeDown = false;
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+        }
+    }
+
+    private static <T> T onOtherThread(java.util.concurrent.Callable<T> task) throws Exception {
+        java.util.concurrent.FutureTask<T> f = new java.util.concurrent.FutureTask<>(task);
+        new Thread(f, "other").start();
+        return f.get(5, TimeUnit.SECONDS);
+    }
 }

@@ -134,7 +134,9 @@ public final class StoreRestartContract {
             if (granted == null || granted.isEmpty()) {
                 fail(env.at(other, key) + "nobody holds the key after a store restart: not granted within "
                         + bound.toMillis() + " ms while the holder's lease is " + (lease.isValid() ? "" : "in")
-                        + "valid (holder told of a loss: " + lost.isDone() + "; the store's records of the key: "
+                        + "valid (holder told of a loss: "
+                        + (lost.isDone() ? lost.getNow(null).getMessage() : "no")
+                        + "; the store's records of the key: "
                         + env.storeEntries(key) + ")");
             }
             LockLease next = granted.get();
