@@ -61,6 +61,8 @@ final class CoreLease implements LockLease {
     private final AtomicReference<Status> status = new AtomicReference<>(new Status(State.HELD, 1, false, null));
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
     private volatile long validUntilNanos;
+    /** Whether a lost lease was released in the store already, in the background; guarded by {@link #io}. */
+    private boolean storeReleased;
     /** The watchdog's look at this lease when its time runs out; null while none is pending. */
     private volatile ScheduledFuture<?> expiryCheck;
 
@@ -231,12 +233,39 @@ final class CoreLease implements LockLease {
         releaseQuietly(false, "abandoned by its owner thread");
     }
 
-    /** Turns the lease invalid and fires every listener once; ignored once released or already lost. */
+    /**
+     * Turns the lease invalid and fires every listener once; ignored once released or already lost. On a store that
+     * keeps a lock for as long as its session lives, the lease is also released in the store in the background
+     * ({@link CoreLockClient#releaseLost}).
+     */
     void markLost(LockLostException cause) {
         Status before = status.getAndUpdate(s -> s.state() == State.HELD ? s.lost(cause) : s);
         if (before.state() == State.HELD) {
             cancelExpiryCheck();
             client.notifyLost(this, cause);
+            client.releaseLost(this);
+        }
+    }
+
+    /**
+     * Releases a lost lease in the store, once, under the I/O lock; the owner's {@link #release()} then only reports
+     * the loss. Run on a helper thread; never throws.
+     */
+    void releaseLostInStore() {
+        io.acquireUninterruptibly();
+        try {
+            if (status.get().state() != State.LOST || storeReleased) {
+                return;
+            }
+            storeReleased = true;
+            backendLease.release();
+        } catch (RuntimeException e) {
+            CoreLockClient.LOG.log(
+                    System.Logger.Level.DEBUG,
+                    "Could not release the lost lease of key '" + key + "' in the store; its session frees it",
+                    e);
+        } finally {
+            io.release();
         }
     }
 
@@ -293,7 +322,7 @@ final class CoreLease implements LockLease {
             if (before.state() == State.RELEASED) {
                 return before.lostCause();
             }
-            boolean stillHeld = backendLease.release();
+            boolean stillHeld = !storeReleased && backendLease.release();
             if (before.state() == State.LOST || stillHeld) {
                 return before.lostCause();
             }

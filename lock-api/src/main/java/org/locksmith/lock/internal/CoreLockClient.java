@@ -369,6 +369,29 @@ public final class CoreLockClient implements LockClient {
         held.remove(lease.holder(), lease);
     }
 
+    /**
+     * Has a helper thread release a lost lease in the store, on a store whose locks live as long as their session
+     * and have no lease time of their own: a lease lost because its session checks failed (the core's bound ran
+     * out) may well have a live session, and the store would then keep the lock, blocking every other client, until
+     * the owner releases. A leased store frees a lost lease by itself when its lease runs out; the core leaves that
+     * to the store, so that the TCK sees a store that never expires leases. Nothing while closing: close() releases
+     * what is left.
+     */
+    void releaseLost(CoreLease lease) {
+        if (closed || leaseNanos != 0 || !sessionBound) {
+            return;
+        }
+        try {
+            helpers.execute(() -> {
+                if (!closed) {
+                    lease.releaseLostInStore();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing: close() releases it
+        }
+    }
+
     void notifyLost(CoreLease lease, LockLostException cause) {
         try {
             notifier.execute(() -> {
