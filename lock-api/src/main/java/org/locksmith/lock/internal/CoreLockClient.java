@@ -188,11 +188,6 @@ public final class CoreLockClient implements LockClient {
         return renewer;
     }
 
-    /** The backend this client wraps; for tests and tools that need the store's own view. */
-    public LockBackend backendImplementation() {
-        return backend;
-    }
-
     void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("LockClient (" + name + ") is closed");

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.LockClient;
-import org.locksmith.lock.Locks;
 import org.locksmith.lock.tck.LockFaults;
 import org.locksmith.lock.tck.LockTck;
 import org.locksmith.lock.tck.TckTimings;
@@ -61,7 +60,7 @@ class ZooKeeperEnsembleTckTest extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return Locks.open(url());
+        return ZooKeeperTestSupport.open(url());
     }
 
     @Override

@@ -67,7 +67,7 @@ class ZooKeeperLockTest {
     }
 
     private LockClient client(long sessionTimeoutMs) {
-        LockClient c = Locks.open(server.url(root, sessionTimeoutMs, 2_000));
+        LockClient c = ZooKeeperTestSupport.open(server.url(root, sessionTimeoutMs, 2_000));
         clients.add(c);
         return c;
     }

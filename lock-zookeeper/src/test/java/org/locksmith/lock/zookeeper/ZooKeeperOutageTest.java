@@ -25,7 +25,6 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
-import org.locksmith.lock.Locks;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /**
@@ -70,7 +69,7 @@ class ZooKeeperOutageTest {
     }
 
     private LockClient client(long sessionMs) {
-        LockClient c = Locks.open(server.url(root, sessionMs, CONNECTION_MS));
+        LockClient c = ZooKeeperTestSupport.open(server.url(root, sessionMs, CONNECTION_MS));
         clients.add(c);
         return c;
     }

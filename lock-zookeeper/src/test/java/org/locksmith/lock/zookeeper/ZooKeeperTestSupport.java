@@ -2,7 +2,9 @@ package org.locksmith.lock.zookeeper;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -13,7 +15,8 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.locksmith.lock.LockClient;
-import org.locksmith.lock.internal.CoreLockClient;
+import org.locksmith.lock.Locks;
+import org.locksmith.lock.spi.LockUrl;
 import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
 
 /** Shared helpers of the ZooKeeper tests: finding the server, looking at the store, inflicting faults. */
@@ -70,8 +73,23 @@ final class ZooKeeperTestSupport {
         return admin;
     }
 
+    /** The backend under each client opened by {@link #open}, for the tests and fault hooks that need its Curator. */
+    private static final Map<LockClient, ZooKeeperLockBackend> BACKENDS = new ConcurrentHashMap<>();
+
+    /** Like {@link Locks#open(String)}, through the provider (the SPI), remembering the backend. */
+    static LockClient open(String url) {
+        ZooKeeperLockBackend backend = (ZooKeeperLockBackend) new ZooKeeperLockProvider().open(LockUrl.parse(url));
+        LockClient client = Locks.client(backend);
+        BACKENDS.put(client, backend);
+        return client;
+    }
+
     static ZooKeeperLockBackend backendOf(LockClient client) {
-        return (ZooKeeperLockBackend) ((CoreLockClient) client).backendImplementation();
+        ZooKeeperLockBackend backend = BACKENDS.get(client);
+        if (backend == null) {
+            throw new IllegalArgumentException(client + " was not opened by ZooKeeperTestSupport.open");
+        }
+        return backend;
     }
 
     /** Lock nodes and parent of {@code key}: 1 for the parent plus one per waiter or holder node; 0 if none. */
