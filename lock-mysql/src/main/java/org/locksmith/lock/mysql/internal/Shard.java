@@ -178,7 +178,8 @@ public final class Shard implements AutoCloseable {
      * restart hold-off. A server restart ends every session, so every lock held on it frees at once, while each
      * holder believes it holds until its next check finds its session gone (up to the session timeout). Every
      * session opened after the restart is new: the first time a physical connection is used for a lock, the
-     * server's {@code Uptime} (whole seconds, rounded down, so the estimated start is never too early) is read, and
+     * server's {@code Uptime} is read (less a second, so that the start it implies is never earlier than the real one; see {@link
+     * #uptimeSeconds}), and
      * the shard grants nothing until the server has been up for {@code holdOffNanos}. One statement per new
      * connection, none on a reused one.
      *
@@ -217,11 +218,13 @@ public final class Shard implements AutoCloseable {
     }
 
     /**
-     * The server's {@code Uptime} in whole seconds (rounded down), on the real clock. The server counts it from the
-     * session's clock, which {@code SET timestamp} may have moved (an application's session, or a test's): then it
-     * is off by the session clock's offset (and wraps around below zero as an unsigned number), so the offset,
-     * {@code SYSDATE()} (the real clock) minus {@code UNIX_TIMESTAMP()} (the session's), is added. Two statements,
-     * once per new connection. {@link Long#MAX_VALUE} if the server does not say.
+     * A lower bound of the server's uptime in whole seconds, on the real clock. The server's {@code Uptime} is the
+     * difference of two whole-second clocks (the query's start and the server's), so it reads 1 as soon as the first
+     * second boundary after the start passes: one second is taken off. It is counted from the session's clock,
+     * which {@code SET timestamp} may have moved (an application's session, or a test's): then it is off by the
+     * session clock's offset (and wraps around below zero as an unsigned number), so the offset, {@code SYSDATE(6)}
+     * (the real clock) minus {@code NOW(6)} (the session's), rounded down, is added. Two statements, once per new
+     * connection. {@link Long#MAX_VALUE} if the server does not say.
      */
     private static long uptimeSeconds(Connection c) throws SQLException {
         long uptime;
@@ -233,9 +236,9 @@ public final class Shard implements AutoCloseable {
             uptime = Long.parseUnsignedLong(rs.getString(2).trim());
         }
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT UNIX_TIMESTAMP(SYSDATE()) - UNIX_TIMESTAMP()")) {
-            long offset = rs.next() ? rs.getLong(1) : 0;
-            return Math.max(0, uptime + offset);
+                ResultSet rs = s.executeQuery("SELECT UNIX_TIMESTAMP(SYSDATE(6)) - UNIX_TIMESTAMP(NOW(6))")) {
+            long offset = rs.next() ? (long) Math.floor(rs.getDouble(1)) : 0;
+            return Math.max(0, uptime + offset - 1);
         }
     }
 
