@@ -1,6 +1,5 @@
 package org.locksmith.lock;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.testsupport.PublicApi;
 
@@ -11,14 +10,7 @@ import org.locksmith.lock.testsupport.PublicApi;
 class PublicApiTest {
 
     @Test
-    void publicApiMatchesTheRecordedOne() throws Exception {
-        Path classes = Path.of(
-                Locks.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        PublicApi.check(
-                classes,
-                Locks.class.getClassLoader(),
-                Path.of("api", "public-api.txt"),
-                "org.locksmith.lock",
-                "org.locksmith.lock.spi");
+    void publicApiMatchesTheRecordedOne() {
+        PublicApi.checkModuleOf(Locks.class, "org.locksmith.lock", "org.locksmith.lock.spi");
     }
 }

@@ -1,6 +1,5 @@
 package org.locksmith.lock.mysql;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.testsupport.PublicApi;
 
@@ -11,16 +10,7 @@ import org.locksmith.lock.testsupport.PublicApi;
 class PublicApiTest {
 
     @Test
-    void publicApiMatchesTheRecordedOne() throws Exception {
-        Path classes = Path.of(MySqlLocks.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
-        PublicApi.check(
-                classes,
-                MySqlLocks.class.getClassLoader(),
-                Path.of("api", "public-api.txt"),
-                "org.locksmith.lock.mysql");
+    void publicApiMatchesTheRecordedOne() {
+        PublicApi.checkModuleOf(MySqlLocks.class, "org.locksmith.lock.mysql");
     }
 }

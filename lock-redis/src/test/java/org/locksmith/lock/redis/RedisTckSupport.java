@@ -88,7 +88,8 @@ abstract class RedisTckSupport extends LockTck {
 
     /**
      * Waits until every node has been up for the restart hold-off (the TCK's lease time, the clients' default):
-     * a server a test just started, or restarted in an earlier test, grants nothing before that.
+     * a server a test just started, or restarted in an earlier test, grants nothing before that. The acquire script
+     * takes a second off {@code uptime_in_seconds} (whole wall-clock seconds), so this waits for one more.
      */
     @BeforeEach
     void serversUpForTheRestartHoldOff() {
@@ -100,7 +101,7 @@ abstract class RedisTckSupport extends LockTck {
                         if (line.startsWith("uptime_in_seconds:")) {
                             return Long.parseLong(line.substring("uptime_in_seconds:".length())
                                             .trim())
-                                    >= holdOffSeconds;
+                                    >= holdOffSeconds + 1;
                         }
                     }
                     return false;

@@ -1,6 +1,5 @@
 package org.locksmith.lock.tck;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.testsupport.PublicApi;
 
@@ -11,13 +10,7 @@ import org.locksmith.lock.testsupport.PublicApi;
 class PublicApiTest {
 
     @Test
-    void publicApiMatchesTheRecordedOne() throws Exception {
-        Path classes = Path.of(LockTck.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
-        PublicApi.check(
-                classes, LockTck.class.getClassLoader(), Path.of("api", "public-api.txt"), "org.locksmith.lock.tck");
+    void publicApiMatchesTheRecordedOne() {
+        PublicApi.checkModuleOf(LockTck.class, "org.locksmith.lock.tck");
     }
 }

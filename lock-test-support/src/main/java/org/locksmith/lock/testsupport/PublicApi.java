@@ -34,6 +34,22 @@ public final class PublicApi {
     private PublicApi() {}
 
     /**
+     * {@link #check(Path, ClassLoader, Path, String...)} for the module whose classes directory holds {@code
+     * member}, with its baseline at {@code api/public-api.txt} under the working directory (the module's, when
+     * Surefire runs its tests).
+     */
+    public static void checkModuleOf(Class<?> member, String... packages) {
+        Path classes;
+        try {
+            classes = Path.of(
+                    member.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        check(classes, member.getClassLoader(), Path.of("api", "public-api.txt"), packages);
+    }
+
+    /**
      * Compares the public API of {@code packages} (not their sub-packages), found as class files under {@code
      * classes} and loaded by {@code loader}, with {@code baseline}; rewrites the baseline instead when {@value
      * #UPDATE_PROPERTY} is true.

@@ -1,6 +1,5 @@
 package org.locksmith.lock.zookeeper;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.testsupport.PublicApi;
 
@@ -11,16 +10,7 @@ import org.locksmith.lock.testsupport.PublicApi;
 class PublicApiTest {
 
     @Test
-    void publicApiMatchesTheRecordedOne() throws Exception {
-        Path classes = Path.of(ZooKeeperLocks.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
-        PublicApi.check(
-                classes,
-                ZooKeeperLocks.class.getClassLoader(),
-                Path.of("api", "public-api.txt"),
-                "org.locksmith.lock.zookeeper");
+    void publicApiMatchesTheRecordedOne() {
+        PublicApi.checkModuleOf(ZooKeeperLocks.class, "org.locksmith.lock.zookeeper");
     }
 }
