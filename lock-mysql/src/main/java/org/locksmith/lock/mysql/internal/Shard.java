@@ -178,10 +178,9 @@ public final class Shard implements AutoCloseable {
      * restart hold-off. A server restart ends every session, so every lock held on it frees at once, while each
      * holder believes it holds until its next check finds its session gone (up to the session timeout). Every
      * session opened after the restart is new: the first time a physical connection is used for a lock, the
-     * server's {@code Uptime} is read (less a second, so that the start it implies is never earlier than the real one; see {@link
-     * #uptimeSeconds}), and
-     * the shard grants nothing until the server has been up for {@code holdOffNanos}. One statement per new
-     * connection, none on a reused one.
+     * server's {@code Uptime} is read (less a second, so that the start it implies is never earlier than the real
+     * one; see {@link #uptimeSeconds}), and the shard grants nothing until the server has been up for {@code
+     * holdOffNanos}. One statement per new connection, none on a reused one.
      *
      * @return false if the hold-off outlasts the request (a try, a deadline, a cancellation)
      */
