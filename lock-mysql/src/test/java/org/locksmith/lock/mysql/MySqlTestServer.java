@@ -150,6 +150,13 @@ final class MySqlTestServer {
                     });
         }
 
+        /** Drops the database {@code test} and creates it empty: every table and row in it is gone. */
+        void emptyDatabase() {
+            String admin = "mysql://root@127.0.0.1:" + port + "/mysql";
+            execute(admin, "DROP DATABASE test");
+            execute(admin, "CREATE DATABASE test");
+        }
+
         void stop() {
             try {
                 db.stop();
