@@ -306,11 +306,6 @@ final class LeaseLocks extends Strategy {
         return hex.toString();
     }
 
-    /** Deletes the lease row of a key, as an operator might (used by the fault tests). */
-    String deleteSql() {
-        return "DELETE FROM " + table + " WHERE key_hash = ?";
-    }
-
     /** A lease row owned by one grant. */
     final class Lease implements BackendLease {
         private final MySqlLockBackend backend;
