@@ -20,27 +20,15 @@ import org.locksmith.lock.tck.LockFaults;
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
     private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
-    private static final String TABLE = MySqlTestServer.uniqueTable("embedded");
+    // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl. Its tables go with it.
+    private static final Target TARGET = new Target(
+            SERVER.url(),
+            MySqlStrategy.ROW,
+            MySqlTestServer.uniqueTable("embedded"),
+            "&driver=mariadb&sslMode=disable");
 
-    @Override
-    String baseUrl() {
-        return SERVER.url();
-    }
-
-    @Override
-    String extraParameters() {
-        // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl
-        return "&driver=mariadb&sslMode=disable";
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.ROW;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    EmbeddedMariaDbRowTckTest() {
+        super(TARGET);
     }
 
     @Override
