@@ -3,6 +3,8 @@
  * the shared core, which stays internal.
  */
 module org.locksmith.lock {
+    requires jdk.jfr; // the core's flight recorder events (LockEvents); off unless a recording enables them
+
     exports org.locksmith.lock;
     exports org.locksmith.lock.spi;
 

@@ -70,6 +70,8 @@ public final class MemoryBackend implements LockBackend {
     public volatile boolean uninterruptible;
     /** When true, renewals report every lease lost. */
     public volatile boolean refuseRenewals;
+    /** When true, acquires fail as if the store were unreachable. */
+    public volatile boolean refuseAcquires;
     /** When true, renewals fail as if the store were unreachable. */
     public volatile boolean storeDown;
     /** Keys whose renewals fail as if their node were unreachable; the other keys' renewals go on. */
@@ -213,6 +215,9 @@ public final class MemoryBackend implements LockBackend {
     @Override
     public BackendLease acquire(AcquireRequest request) throws InterruptedException {
         acquireCalls.incrementAndGet();
+        if (refuseAcquires) {
+            throw new LockBackendException("memory store unreachable");
+        }
         long sentAt = System.nanoTime();
         AtomicBoolean unblocked = new AtomicBoolean();
         if (uninterruptible) {

@@ -31,6 +31,8 @@ final class CoreLease implements LockLease {
     private final Thread owner;
     private final BackendLease backendLease;
     private final CoreLockClient.Holder holder;
+    /** When the store's grant reached the core ({@link System#nanoTime()}), for the hold time of the release event. */
+    private final long grantedAtNanos;
 
     /**
      * Serialises the backend calls on this lease (renew, release), as the SPI promises; never held while waiting for
@@ -66,8 +68,15 @@ final class CoreLease implements LockLease {
     /** The watchdog's look at this lease when its time runs out; null while none is pending. */
     private volatile ScheduledFuture<?> expiryCheck;
 
-    CoreLease(CoreLockClient client, String key, Thread owner, BackendLease backendLease, long confirmedAtNanos) {
+    CoreLease(
+            CoreLockClient client,
+            String key,
+            Thread owner,
+            BackendLease backendLease,
+            long confirmedAtNanos,
+            long grantedAtNanos) {
         this.client = client;
+        this.grantedAtNanos = grantedAtNanos;
         this.key = key;
         this.owner = owner;
         this.backendLease = backendLease;
@@ -241,6 +250,7 @@ final class CoreLease implements LockLease {
     void markLost(LockLostException cause) {
         Status before = status.getAndUpdate(s -> s.state() == State.HELD ? s.lost(cause) : s);
         if (before.state() == State.HELD) {
+            LockEvents.lost(client.backend(), key, cause.getMessage());
             cancelExpiryCheck();
             client.notifyLost(this, cause);
             client.releaseLost(this);
@@ -324,13 +334,17 @@ final class CoreLease implements LockLease {
             }
             boolean stillHeld = !storeReleased && backendLease.release();
             if (before.state() == State.LOST || stillHeld) {
+                LockEvents.released(client.backend(), key, grantedAtNanos, before.state() == State.LOST);
                 return before.lostCause();
             }
             LockLostException gone = new LockLostException("Key '" + key
                     + "' was no longer held for this owner when released: its lease expired or was taken over");
             status.updateAndGet(s -> new Status(State.RELEASED, s.holds(), s.byClose(), gone));
+            LockEvents.lost(client.backend(), key, gone.getMessage());
+            LockEvents.released(client.backend(), key, grantedAtNanos, true);
             return gone;
         } catch (LockBackendException e) {
+            LockEvents.backendError(client.backend(), key, "release", e);
             throw new LockBackendException(
                     "Key '" + key + "' released locally; the store could not be told and will free it by itself: "
                             + e.getMessage(),

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.DistributedLock;
+import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLostException;
@@ -46,6 +47,7 @@ public final class CoreLockClient implements LockClient {
     private final String name;
     private final Set<LockFeature> features;
     private final boolean reentrant;
+    private final boolean fencing;
     private final long leaseNanos;
     /** Whether the backend's locks are bound to a session that expires when silent (its sessionTimeout() > 0). */
     private final boolean sessionBound;
@@ -81,6 +83,7 @@ public final class CoreLockClient implements LockClient {
         Set<LockFeature> declared = backend.features();
         this.features = declared.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(declared));
         this.reentrant = features.contains(LockFeature.REENTRANT);
+        this.fencing = features.contains(LockFeature.FENCING);
         Duration lease = backend.leaseTime();
         Duration renew = backend.renewInterval();
         Duration session = backend.sessionTimeout();
@@ -253,6 +256,7 @@ public final class CoreLockClient implements LockClient {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
         }
+        long startNanos = LockEvents.acquireStart();
         Thread thread = Thread.currentThread();
         CoreLease existing = held.get(new Holder(key, thread));
         if (existing != null) {
@@ -277,14 +281,25 @@ public final class CoreLockClient implements LockClient {
             if (closed) {
                 throw closedWhileWaiting(key);
             }
-            BackendLease granted = backend.acquire(request);
+            BackendLease granted;
+            try {
+                granted = backend.acquire(request);
+            } catch (LockBackendException e) {
+                LockEvents.backendError(name, key, "acquire", e);
+                throw e;
+            }
             if (granted != null) {
                 // A backend cannot have confirmed a grant after its acquire returned; a later claim is clamped so
                 // that it never stretches validity.
                 long returnedAt = System.nanoTime();
                 long confirmedAt = granted.confirmedAtNanos();
                 lease = new CoreLease(
-                        this, key, thread, granted, confirmedAt - returnedAt > 0 ? returnedAt : confirmedAt);
+                        this,
+                        key,
+                        thread,
+                        granted,
+                        confirmedAt - returnedAt > 0 ? returnedAt : confirmedAt,
+                        returnedAt);
                 // Registered before the attempt leaves `waiting`: close() waits for `waiting` to drain and then
                 // releases all of `held`, so a grant that lands while the client closes is released before the
                 // backend closes, never after.
@@ -309,6 +324,9 @@ public final class CoreLockClient implements LockClient {
             if (!isTry && interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted while waiting for key '" + key + "'");
             }
+            if (!isTry) {
+                LockEvents.timedOut(name, key, startNanos);
+            }
             return null;
         }
         request.attach(lease);
@@ -328,6 +346,8 @@ public final class CoreLockClient implements LockClient {
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");
         }
+        LockEvents.acquired(
+                name, key, startNanos, fencing ? lease.backendLease().fencingToken() : -1);
         return lease;
     }
 

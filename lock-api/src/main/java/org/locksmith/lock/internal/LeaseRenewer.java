@@ -122,22 +122,28 @@ final class LeaseRenewer {
 
             @Override
             public void unconfirmed(BackendLease lease, Throwable cause) {
-                settle(
-                        outcomes,
-                        lease,
-                        l -> CoreLockClient.LOG.log(
-                                System.Logger.Level.WARNING,
-                                "Renewal of key '" + l.key() + "' not confirmed; will retry: " + cause));
+                settle(outcomes, lease, l -> {
+                    LockEvents.renewalFailed(client.backend(), l.key(), String.valueOf(cause));
+                    CoreLockClient.LOG.log(
+                            System.Logger.Level.WARNING,
+                            "Renewal of key '" + l.key() + "' not confirmed; will retry: " + cause);
+                });
             }
         };
+        RuntimeException failed = null;
         try {
             backend.renew(batch, report);
         } catch (RuntimeException e) {
+            failed = e;
             CoreLockClient.LOG.log(System.Logger.Level.WARNING, "Renewal round failed; will retry: " + e, e);
         } finally {
             // Whatever the backend left unreported is unconfirmed: its I/O lock must come back all the same.
             for (Outcome o : outcomes.values()) {
                 if (o.report()) {
+                    LockEvents.renewalFailed(
+                            client.backend(),
+                            o.lease.key(),
+                            failed != null ? String.valueOf(failed) : "the backend reported no outcome");
                     o.lease.io.release();
                 }
             }
