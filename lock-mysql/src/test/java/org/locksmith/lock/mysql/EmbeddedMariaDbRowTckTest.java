@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
  * The fresh-machine path, run in every build whatever the environment: the full TCK for the {@code row}
@@ -17,7 +18,7 @@ import org.locksmith.lock.tck.LockFaults;
  * same driver on the environment's server, is tagged {@code thorough}).
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
-    private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
+    private static final EmbeddedMariaDb SERVER = EmbeddedMariaDb.start();
     private static final String TABLE = MySqlTestServer.uniqueTable("embedded");
 
     @Override

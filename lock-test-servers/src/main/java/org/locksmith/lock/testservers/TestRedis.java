@@ -1,0 +1,146 @@
+package org.locksmith.lock.testservers;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import redis.embedded.RedisServer;
+
+/**
+ * The Redis a test class runs against, found in the order of DESIGN.md: {@value #ENVIRONMENT_VARIABLE}, else
+ * Testcontainers ({@code redis:7.2}) when a Docker engine answers, else an embedded Redis (embedded-redis, Redis 6.2)
+ * started here. Close it in {@code @AfterAll}; closing stops only what was started for it, never the environment's
+ * server. Tests never flush it: they isolate themselves with key prefixes of their own.
+ */
+public final class TestRedis implements AutoCloseable {
+    /** The environment variable that names the Redis to use ({@code redis://host:port}); it wins over the rest. */
+    public static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_REDIS_URL";
+
+    private static final ReentrantLock SHARED_LOCK = new ReentrantLock();
+    private static TestRedis shared;
+
+    private final String url;
+    private final String origin;
+    private final AutoCloseable stop;
+
+    private TestRedis(String url, String origin, AutoCloseable stop) {
+        this.url = url;
+        this.origin = origin;
+        this.stop = stop;
+    }
+
+    /**
+     * Finds or starts a Redis in the order above.
+     *
+     * @return the server, to be closed by the caller
+     * @throws IllegalStateException saying what to set or start, if no Redis can be had
+     */
+    public static TestRedis discover() {
+        String given = System.getenv(ENVIRONMENT_VARIABLE);
+        if (given != null && !given.isBlank()) {
+            return new TestRedis(given.trim(), ENVIRONMENT_VARIABLE, () -> {});
+        }
+        Optional<TestRedis> container = container();
+        return container.orElseGet(TestRedis::embedded);
+    }
+
+    /**
+     * The URL of one Redis shared by every test of this JVM: found as {@link #discover()} does on the first call and
+     * stopped when the JVM exits.
+     *
+     * @return {@code redis://host:port}, without parameters
+     * @throws IllegalStateException saying what to set or start, if no Redis can be had
+     */
+    public static String sharedUrl() {
+        SHARED_LOCK.lock();
+        try {
+            if (shared == null) {
+                TestRedis found = discover();
+                Runtime.getRuntime().addShutdownHook(new Thread(found::close, "locksmith-test-redis-stop"));
+                shared = found;
+            }
+            return shared.url;
+        } finally {
+            SHARED_LOCK.unlock();
+        }
+    }
+
+    /**
+     * Starts an embedded Redis on a free loopback port, whatever the environment says: the fresh-machine path.
+     *
+     * @return the server, to be closed by the caller
+     * @throws IllegalStateException saying what to set or install, if it cannot start
+     */
+    @SuppressWarnings("deprecation")
+    public static TestRedis embedded() {
+        try {
+            int port = PrivateRedis.freePort();
+            RedisServer server = RedisServer.newRedisServer()
+                    .port(port)
+                    .bind("127.0.0.1")
+                    .setting("save \"\"")
+                    .setting("appendonly no")
+                    .onShutdownForceStop(true)
+                    .build();
+            server.start();
+            return new TestRedis("redis://127.0.0.1:" + port, "embedded-redis on port " + port, server::stop);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException(
+                    "No Redis for the tests: set " + ENVIRONMENT_VARIABLE
+                            + " (for example redis://127.0.0.1:6379), start Docker, or let embedded-redis run (it failed: "
+                            + e + ")",
+                    e);
+        }
+    }
+
+    private static Optional<TestRedis> container() {
+        boolean docker;
+        try {
+            docker = DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError e) {
+            docker = false;
+        }
+        if (!docker) {
+            return Optional.empty();
+        }
+        GenericContainer<?> redis = new GenericContainer<>("redis:7.2").withExposedPorts(6379);
+        redis.start();
+        return Optional.of(new TestRedis(
+                "redis://" + redis.getHost() + ":" + redis.getMappedPort(6379),
+                "Testcontainers redis:7.2",
+                redis::stop));
+    }
+
+    /**
+     * Where the server answers.
+     *
+     * @return {@code redis://host:port}, without parameters
+     */
+    public String url() {
+        return url;
+    }
+
+    /**
+     * Where the server came from, for messages and reports.
+     *
+     * @return the environment variable's name, the container image, or the embedded server and its port
+     */
+    public String origin() {
+        return origin;
+    }
+
+    /**
+     * Stops the server if it was started for this instance; a server named by the environment is left alone.
+     *
+     * @throws IllegalStateException if the server could not be stopped
+     */
+    @Override
+    public void close() {
+        try {
+            stop.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not stop " + origin, e);
+        }
+    }
+}
