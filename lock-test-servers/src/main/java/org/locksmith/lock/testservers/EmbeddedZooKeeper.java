@@ -207,17 +207,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         return m.invoke(target);
     }
 
-    /**
-     * Sends a four-letter word with ZooKeeper's own client ({@link FourLetterWordMain}).
-     *
-     * @param word such as {@code srvr} or {@code mntr}
-     * @return the server's answer
-     * @throws UncheckedIOException if the server does not answer within 2 s
-     */
-    public String fourLetterWord(String word) {
-        return fourLetterWord(spec.getPort(), word, 2000);
-    }
-
+    /** The answer of a four-letter word such as {@code srvr}, sent with ZooKeeper's own client. */
     static String fourLetterWord(int port, String word, int timeoutMs) {
         try {
             return FourLetterWordMain.send4LetterWord("127.0.0.1", port, word, false, timeoutMs);
@@ -236,7 +226,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException if the server does not answer
      */
     public long requestsReceived() {
-        return requestsReceived(fourLetterWord("srvr"));
+        return requestsReceived(fourLetterWord(spec.getPort(), "srvr", 2000));
     }
 
     /** The {@code Received:} count of an answer to {@code srvr}. */

@@ -28,7 +28,7 @@ import redis.embedded.core.ExecutableProvider;
  */
 public final class PrivateRedis implements AutoCloseable {
     /** Set this system property to true to use embedded-redis's bundled binary even where redis-server is installed. */
-    public static final String BUNDLED_PROPERTY = "locksmith.test.bundledRedis";
+    private static final String BUNDLED_PROPERTY = "locksmith.test.bundledRedis";
 
     private final int port;
     private final List<String> extraArgs;
@@ -189,16 +189,6 @@ public final class PrivateRedis implements AutoCloseable {
      */
     public int port() {
         return port;
-    }
-
-    /**
-     * The server's working directory (its log, {@code redis.log}, and any file its arguments name); deleted by
-     * {@link #close()}.
-     *
-     * @return the directory
-     */
-    public Path dir() {
-        return dir;
     }
 
     /**

@@ -69,14 +69,8 @@ public final class TestMySql {
         return Optional.of("mysql://root@" + mysql.getHost() + ":" + mysql.getMappedPort(3306) + "/test");
     }
 
-    /**
-     * An embedded MariaDB started by this JVM (once, on the first call), whatever the environment says: the
-     * fresh-machine path.
-     *
-     * @return its base URL ({@code mysql://root@127.0.0.1:PORT/test})
-     * @throws IllegalStateException saying what to set, if it cannot start
-     */
-    public static String embeddedUrl() {
+    /** An embedded MariaDB started by this JVM (once, on the first call): the fresh-machine path. */
+    private static String embeddedUrl() {
         LOCK.lock();
         try {
             if (embeddedUrl == null) {

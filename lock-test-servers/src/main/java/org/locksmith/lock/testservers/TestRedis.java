@@ -122,15 +122,6 @@ public final class TestRedis implements AutoCloseable {
     }
 
     /**
-     * Where the server came from, for messages and reports.
-     *
-     * @return the environment variable's name, the container image, or the embedded server and its port
-     */
-    public String origin() {
-        return origin;
-    }
-
-    /**
      * Stops the server if it was started for this instance; a server named by the environment is left alone.
      *
      * @throws IllegalStateException if the server could not be stopped
