@@ -49,7 +49,7 @@ public final class TestRedis implements AutoCloseable {
      * The URL of one Redis shared by every test of this JVM: found as {@link #discover()} does on the first call and
      * stopped when the JVM exits.
      *
-     * @return {@code redis://host:port}, without parameters
+     * @return as {@link #url()}
      * @throws IllegalStateException saying what to set or start, if no Redis can be had
      */
     public static String sharedUrl() {
@@ -115,7 +115,7 @@ public final class TestRedis implements AutoCloseable {
     /**
      * Where the server answers.
      *
-     * @return {@code redis://host:port}, without parameters
+     * @return the environment's URL as given, else {@code redis://host:port}
      */
     public String url() {
         return url;
