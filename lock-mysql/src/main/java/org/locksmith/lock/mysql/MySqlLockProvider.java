@@ -8,6 +8,7 @@ import org.locksmith.lock.mysql.internal.MySqlLockBackend;
 import org.locksmith.lock.mysql.internal.MySqlSettings;
 import org.locksmith.lock.mysql.internal.Shard;
 import org.locksmith.lock.mysql.internal.Shards;
+import org.locksmith.lock.mysql.internal.Strategy;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.LockProvider;
 import org.locksmith.lock.spi.LockUrl;
@@ -77,13 +78,20 @@ public final class MySqlLockProvider implements LockProvider {
                     + " sslMode value (mysql-connector-j: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY;"
                     + " MariaDB Connector/J: disable, trust, verify-ca, verify-full)");
         }
+        Strategy strategy = Strategy.of(settings.strategy(), settings.table(), settings.leaseTime());
         List<Shard> shards = new ArrayList<>();
         try {
             for (Shards.Target target : targets) {
                 shards.add(Shards.pooled(
-                        target, url.user().orElse(null), url.password().orElse(null), settings, scheme, sslMode));
+                        target,
+                        url.user().orElse(null),
+                        url.password().orElse(null),
+                        settings,
+                        strategy,
+                        scheme,
+                        sslMode));
             }
-            return new MySqlLockBackend(settings, shards);
+            return new MySqlLockBackend(settings, strategy, shards);
         } catch (RuntimeException e) {
             shards.forEach(Shard::close);
             throw e;

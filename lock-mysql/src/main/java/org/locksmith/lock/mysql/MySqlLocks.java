@@ -13,6 +13,7 @@ import org.locksmith.lock.mysql.internal.MySqlLockBackend;
 import org.locksmith.lock.mysql.internal.MySqlSettings;
 import org.locksmith.lock.mysql.internal.Shard;
 import org.locksmith.lock.mysql.internal.Shards;
+import org.locksmith.lock.mysql.internal.Strategy;
 import org.locksmith.lock.spi.LockBackend;
 
 /**
@@ -170,10 +171,11 @@ public final class MySqlLocks {
             if (dataSources.isEmpty()) {
                 throw new IllegalStateException("add at least one data source with dataSource(...)");
             }
+            Strategy locking = Strategy.of(strategy, table, leaseTime);
             List<Shard> shards = new ArrayList<>();
             int size = Integer.MAX_VALUE;
             for (Map.Entry<String, DataSource> e : dataSources.entrySet()) {
-                int lockConnections = Shards.lockConnections(e.getKey(), e.getValue(), strategy, poolSize);
+                int lockConnections = Shards.lockConnections(e.getKey(), e.getValue(), locking, poolSize);
                 size = Math.min(size, lockConnections);
                 shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
             }
@@ -190,7 +192,7 @@ public final class MySqlLocks {
                     timeout,
                     replaceShardMap,
                     restartHoldOff != null ? restartHoldOff : session);
-            return new MySqlLockBackend(settings, shards);
+            return new MySqlLockBackend(settings, locking, shards);
         }
 
         /**

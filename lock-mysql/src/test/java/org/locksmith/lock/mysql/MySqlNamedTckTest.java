@@ -1,29 +1,22 @@
 package org.locksmith.lock.mysql;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 
-/** The full TCK against the {@code named} strategy on the test server (see {@link MySqlTestServer}). */
+/**
+ * The full TCK against the {@code named} strategy on the test server (see {@link MySqlTestServer}). The default
+ * build runs it on virtual threads ({@link MySqlVirtualThreadTckTest}); on platform threads it is {@code thorough}.
+ */
+@Tag("thorough")
 class MySqlNamedTckTest extends MySqlTckSupport {
-    private static final String BASE_URL = MySqlTestServer.baseUrl();
-    private static final String TABLE = MySqlTestServer.uniqueTable("named");
+    private static final Target TARGET = Target.testServer(MySqlStrategy.NAMED, "named");
 
-    @Override
-    String baseUrl() {
-        return BASE_URL;
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.NAMED;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    MySqlNamedTckTest() {
+        super(TARGET);
     }
 
     @AfterAll
-    static void dropTable() {
-        MySqlTestServer.dropTables(BASE_URL, TABLE);
+    static void dropTables() {
+        TARGET.dropTables();
     }
 }

@@ -11,26 +11,14 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("thorough")
 class MySqlRowTckTest extends MySqlTckSupport {
-    private static final String BASE_URL = MySqlTestServer.baseUrl();
-    private static final String TABLE = MySqlTestServer.uniqueTable("row");
+    private static final Target TARGET = Target.testServer(MySqlStrategy.ROW, "row");
 
-    @Override
-    String baseUrl() {
-        return BASE_URL;
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.ROW;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    MySqlRowTckTest() {
+        super(TARGET);
     }
 
     @AfterAll
-    static void dropTable() {
-        MySqlTestServer.dropTables(BASE_URL, TABLE);
+    static void dropTables() {
+        TARGET.dropTables();
     }
 }

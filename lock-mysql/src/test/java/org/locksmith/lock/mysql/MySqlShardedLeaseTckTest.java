@@ -14,28 +14,14 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("thorough")
 class MySqlShardedLeaseTckTest extends MySqlTckSupport {
-    private static final String BASE_URL = MySqlTestServer.twoShardUrl();
-    private static final String TABLE = MySqlTestServer.uniqueTable("sharded_lease");
+    private static final Target TARGET = Target.twoShards(MySqlStrategy.LEASE, "sharded_lease");
 
-    @Override
-    String baseUrl() {
-        return BASE_URL;
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.LEASE;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    MySqlShardedLeaseTckTest() {
+        super(TARGET);
     }
 
     @AfterAll
-    static void dropTable() {
-        for (String shard : shardUrls(BASE_URL)) {
-            MySqlTestServer.dropTables(shard, TABLE);
-        }
+    static void dropTables() {
+        TARGET.dropTables();
     }
 }

@@ -12,28 +12,14 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("thorough")
 class MySqlShardedRowTckTest extends MySqlTckSupport {
-    private static final String BASE_URL = MySqlTestServer.twoShardUrl();
-    private static final String TABLE = MySqlTestServer.uniqueTable("sharded_row");
+    private static final Target TARGET = Target.twoShards(MySqlStrategy.ROW, "sharded_row");
 
-    @Override
-    String baseUrl() {
-        return BASE_URL;
-    }
-
-    @Override
-    MySqlStrategy strategy() {
-        return MySqlStrategy.ROW;
-    }
-
-    @Override
-    String table() {
-        return TABLE;
+    MySqlShardedRowTckTest() {
+        super(TARGET);
     }
 
     @AfterAll
-    static void dropTable() {
-        for (String shard : shardUrls(BASE_URL)) {
-            MySqlTestServer.dropTables(shard, TABLE);
-        }
+    static void dropTables() {
+        TARGET.dropTables();
     }
 }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,22 +25,51 @@ import org.locksmith.lock.tck.LockTck;
 import org.locksmith.lock.tck.TckTimings;
 
 /**
- * The TCK against one strategy on a real server. Each concrete class uses its own table (random suffix), dropped
- * after it; clients come from {@code mysql://} URLs so that worker JVMs open the very same configuration.
+ * The TCK against one strategy on a real server, configured by the {@link Target} a concrete class passes in. Each
+ * concrete class uses its own table (random suffix); clients come from {@code mysql://} URLs so that worker JVMs open
+ * the very same configuration.
  */
 abstract class MySqlTckSupport extends LockTck {
 
-    /** The base URL (no parameters) of the database(s) this class runs on. */
-    abstract String baseUrl();
+    /**
+     * Where and how one TCK class runs.
+     *
+     * @param baseUrl the base URL (no parameters) of the database(s)
+     * @param table the class's own table
+     * @param extraParameters more URL parameters ({@code &name=value...}) for the class's clients
+     */
+    record Target(String baseUrl, MySqlStrategy strategy, String table, String extraParameters) {
 
-    abstract MySqlStrategy strategy();
+        /** {@code strategy} on the test server's database (see {@link MySqlTestServer}), in a table of its own. */
+        static Target testServer(MySqlStrategy strategy, String tableName) {
+            return new Target(MySqlTestServer.baseUrl(), strategy, MySqlTestServer.uniqueTable(tableName), "");
+        }
 
-    /** This class's table. */
-    abstract String table();
+        /**
+         * {@code strategy} sharded over two databases of the test server ({@code mysql://host/db,db_shard2}), in a
+         * table of its own: every key lives on one of them by rendezvous hashing.
+         */
+        static Target twoShards(MySqlStrategy strategy, String tableName) {
+            return new Target(MySqlTestServer.twoShardUrl(), strategy, MySqlTestServer.uniqueTable(tableName), "");
+        }
 
-    /** More URL parameters ({@code &name=value...}) for this class's clients. */
-    String extraParameters() {
-        return "";
+        /** This target with more URL parameters. */
+        Target withParameters(String parameters) {
+            return new Target(baseUrl, strategy, table, extraParameters + parameters);
+        }
+
+        /** Drops the table and its companions from every shard (for a class's {@code @AfterAll}). */
+        void dropTables() {
+            for (String shard : shardUrls(baseUrl)) {
+                MySqlTestServer.dropTables(shard, table);
+            }
+        }
+    }
+
+    private final Target target;
+
+    MySqlTckSupport(Target target) {
+        this.target = target;
     }
 
     String url() {
@@ -48,7 +78,7 @@ abstract class MySqlTckSupport extends LockTck {
 
     String url(long timeoutMs) {
         TckTimings t = timings();
-        return baseUrl() + "?strategy=" + strategy().urlValue() + "&table=" + table()
+        return target.baseUrl() + "?strategy=" + target.strategy().urlValue() + "&table=" + target.table()
                 + "&leaseMs=" + t.leaseTime().toMillis()
                 // the session check decides how fast a killed session is noticed: well inside sessionTimeout
                 + "&checkIntervalMs=" + t.sessionTimeout().toMillis() / 10
@@ -56,7 +86,7 @@ abstract class MySqlTckSupport extends LockTck {
                 + "&sessionTimeoutMs=" + t.sessionTimeout().toMillis()
                 + "&timeoutMs=" + timeoutMs
                 + "&poolSize=24"
-                + extraParameters();
+                + target.extraParameters();
     }
 
     /** The backend under each client this class created, so fault hooks can find the held sessions. */
@@ -96,9 +126,9 @@ abstract class MySqlTckSupport extends LockTck {
 
     @Override
     protected LockFaults faults() {
-        String url = baseUrl();
-        MySqlStrategy strategy = strategy();
-        String table = table();
+        String url = target.baseUrl();
+        MySqlStrategy strategy = target.strategy();
+        String table = target.table();
         return new LockFaults() {
             @Override
             public Set<Fault> supported() {
@@ -171,8 +201,8 @@ abstract class MySqlTckSupport extends LockTck {
     @Override
     protected OptionalLong storeOperations() {
         long total = 0;
-        java.util.Set<String> servers = new java.util.HashSet<>();
-        for (String shardUrl : shardUrls(baseUrl())) {
+        Set<String> servers = new HashSet<>();
+        for (String shardUrl : shardUrls(target.baseUrl())) {
             if (!servers.add(LockUrl.parse(shardUrl).hosts().toString())) {
                 continue;
             }
@@ -192,13 +222,13 @@ abstract class MySqlTckSupport extends LockTck {
     protected OptionalInt storeEntries(String key) {
         int n = 0;
         byte[] hash = KeyCodec.sha256(key);
-        for (String shardUrl : shardUrls(baseUrl())) {
+        for (String shardUrl : shardUrls(target.baseUrl())) {
             try (Connection c = MySqlTestServer.connect(shardUrl)) {
-                if (strategy() == MySqlStrategy.NAMED) {
+                if (target.strategy() == MySqlStrategy.NAMED) {
                     try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
                         ps.setString(
                                 1,
-                                KeyCodec.namedLockName(LockUrl.parse(shardUrl).path(), table(), key));
+                                KeyCodec.namedLockName(LockUrl.parse(shardUrl).path(), target.table(), key));
                         try (ResultSet rs = ps.executeQuery()) {
                             rs.next();
                             rs.getLong(1);
@@ -206,9 +236,9 @@ abstract class MySqlTckSupport extends LockTck {
                         }
                     }
                 } else {
-                    n += count(c, "SELECT COUNT(*) FROM " + table() + " WHERE key_hash = ?", hash);
+                    n += count(c, "SELECT COUNT(*) FROM " + target.table() + " WHERE key_hash = ?", hash);
                 }
-                n += count(c, "SELECT COUNT(*) FROM " + table() + "_fence WHERE key_hash = ?", hash);
+                n += count(c, "SELECT COUNT(*) FROM " + target.table() + "_fence WHERE key_hash = ?", hash);
             } catch (SQLException e) {
                 if (e.getErrorCode() == 1146) { // table not created yet: nothing stored
                     continue;

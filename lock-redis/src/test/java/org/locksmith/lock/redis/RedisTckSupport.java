@@ -214,6 +214,11 @@ abstract class RedisTckSupport extends LockTck {
             }
 
             @Override
+            public void restartStoreEmpty() {
+                RedisTckSupport.this.restartStore(); // offered only by servers that keep nothing on disk
+            }
+
+            @Override
             public Outage beginOutage() {
                 return RedisTckSupport.this.beginOutage();
             }

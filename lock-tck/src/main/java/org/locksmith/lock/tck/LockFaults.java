@@ -23,6 +23,12 @@ public interface LockFaults {
         DELETE_LOCK_STATE,
         /** Restart the store (a private instance), losing whatever the store loses in a crash restart. */
         RESTART_STORE,
+        /**
+         * Restart the store (a private instance) with none of its data: every lock, session and counter gone, as
+         * after the crash of a store that keeps nothing on disk, or a restore onto an empty server. {@code
+         * DURABLE_FENCING} is verified only with this fault.
+         */
+        RESTART_STORE_EMPTY,
         /** Make the store unreachable (stop or pause a private instance) until the outage is ended. */
         STORE_OUTAGE
     }
@@ -46,6 +52,15 @@ public interface LockFaults {
     /** {@link Fault#RESTART_STORE}: restarts the store and returns when it serves again. */
     default void restartStore() {
         throw new UnsupportedOperationException("RESTART_STORE");
+    }
+
+    /**
+     * {@link Fault#RESTART_STORE_EMPTY}: restarts the store with none of its data, recreates what an operator
+     * restoring an empty server would (the schema a backend needs, for example), and returns when the store serves
+     * again.
+     */
+    default void restartStoreEmpty() {
+        throw new UnsupportedOperationException("RESTART_STORE_EMPTY");
     }
 
     /**

@@ -224,7 +224,13 @@ public abstract class LockTck {
 
     @Test
     public void c01_mutualExclusion_holderAcrossStoreRestart() throws Exception {
-        new StoreRestartContract(env).holderNeverValidWhileAnotherHoldsAcrossRestart();
+        new StoreRestartContract(env, LockFaults.Fault.RESTART_STORE).holderNeverValidWhileAnotherHoldsAcrossRestart();
+    }
+
+    @Test
+    public void c01_mutualExclusion_holderAcrossEmptyStoreRestart() throws Exception {
+        new StoreRestartContract(env, LockFaults.Fault.RESTART_STORE_EMPTY)
+                .holderNeverValidWhileAnotherHoldsAcrossRestart();
     }
 
     /** Stochastic (random entry points and fault targets); the seed is in the report. */
@@ -248,6 +254,11 @@ public abstract class LockTck {
     @Test
     public void c02_progress_handoffLatency() throws Exception {
         new MutualExclusionContract(env).handoffLatency();
+    }
+
+    @Test
+    public void c02_progress_handoffToWorkerProcess() throws Exception {
+        new MutualExclusionContract(env).workerHandoffLatency();
     }
 
     // ---- c03 Reentrancy -------------------------------------------------------------------------------------
@@ -373,7 +384,12 @@ public abstract class LockTck {
 
     @Test
     public void c10_fencing_tokensRiseAcrossStoreRestart() throws Exception {
-        new FencingContract(env).tokensRiseAcrossStoreRestart();
+        new FencingContract(env).tokensRiseAcrossStoreRestart(LockFaults.Fault.RESTART_STORE);
+    }
+
+    @Test
+    public void c10_fencing_tokensRiseAcrossEmptyStoreRestart() throws Exception {
+        new FencingContract(env).tokensRiseAcrossStoreRestart(LockFaults.Fault.RESTART_STORE_EMPTY);
     }
 
     // ---- c11 Loss detection ---------------------------------------------------------------------------------

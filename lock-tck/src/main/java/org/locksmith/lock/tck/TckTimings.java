@@ -19,13 +19,18 @@ import java.util.Objects;
  *     BLOCKING_WAKEUP} is declared (a store that wakes its waiters takes a few ms; a poll every 100 ms or more
  *     cannot stay within the default), and it is the slack for one grant in the expiry and session bounds
  * @param deadlineOvershoot how much later than asked a timed acquire may give up
+ * @param renewInterval how often the clients renew a held lease ({@link
+ *     org.locksmith.lock.spi.LockBackend#renewInterval()}); with the lease, it bounds how long a crashed holder's key
+ *     may stay held: a renewal sent just before the crash extends the lease by one lease time, and the store may
+ *     notice the expiry up to a renewal interval late
  */
 public record TckTimings(
         Duration leaseTime,
         Duration sessionTimeout,
         Duration operationTimeout,
         Duration handoff,
-        Duration deadlineOvershoot) {
+        Duration deadlineOvershoot,
+        Duration renewInterval) {
 
     public static final String FACTOR_PROPERTY = "locksmith.tck.timeFactor";
     public static final String FACTOR_ENVIRONMENT_VARIABLE = "LOCKSMITH_TCK_TIME_FACTOR";
@@ -36,9 +41,20 @@ public record TckTimings(
         Objects.requireNonNull(operationTimeout, "operationTimeout");
         Objects.requireNonNull(handoff, "handoff");
         Objects.requireNonNull(deadlineOvershoot, "deadlineOvershoot");
+        Objects.requireNonNull(renewInterval, "renewInterval");
     }
 
-    /** Lease 1 s, session 2 s, operations 2 s, hand-off 25 ms (median), overshoot 250 ms. */
+    /** Timings whose renewal interval is a third of {@code leaseTime}, as the backends of this repository renew. */
+    public TckTimings(
+            Duration leaseTime,
+            Duration sessionTimeout,
+            Duration operationTimeout,
+            Duration handoff,
+            Duration deadlineOvershoot) {
+        this(leaseTime, sessionTimeout, operationTimeout, handoff, deadlineOvershoot, leaseTime.dividedBy(3));
+    }
+
+    /** Lease 1 s, session 2 s, operations 2 s, hand-off 25 ms (median), overshoot 250 ms, renewal every 333 ms. */
     public static TckTimings defaults() {
         return new TckTimings(
                 Duration.ofSeconds(1),
@@ -48,24 +64,29 @@ public record TckTimings(
                 Duration.ofMillis(250));
     }
 
+    /** These timings with lease time {@code d} and a renewal interval of a third of it. */
     public TckTimings withLeaseTime(Duration d) {
-        return new TckTimings(d, sessionTimeout, operationTimeout, handoff, deadlineOvershoot);
+        return new TckTimings(d, sessionTimeout, operationTimeout, handoff, deadlineOvershoot, d.dividedBy(3));
     }
 
     public TckTimings withSessionTimeout(Duration d) {
-        return new TckTimings(leaseTime, d, operationTimeout, handoff, deadlineOvershoot);
+        return new TckTimings(leaseTime, d, operationTimeout, handoff, deadlineOvershoot, renewInterval);
     }
 
     public TckTimings withOperationTimeout(Duration d) {
-        return new TckTimings(leaseTime, sessionTimeout, d, handoff, deadlineOvershoot);
+        return new TckTimings(leaseTime, sessionTimeout, d, handoff, deadlineOvershoot, renewInterval);
     }
 
     public TckTimings withHandoff(Duration d) {
-        return new TckTimings(leaseTime, sessionTimeout, operationTimeout, d, deadlineOvershoot);
+        return new TckTimings(leaseTime, sessionTimeout, operationTimeout, d, deadlineOvershoot, renewInterval);
     }
 
     public TckTimings withDeadlineOvershoot(Duration d) {
-        return new TckTimings(leaseTime, sessionTimeout, operationTimeout, handoff, d);
+        return new TckTimings(leaseTime, sessionTimeout, operationTimeout, handoff, d, renewInterval);
+    }
+
+    public TckTimings withRenewInterval(Duration d) {
+        return new TckTimings(leaseTime, sessionTimeout, operationTimeout, handoff, deadlineOvershoot, d);
     }
 
     /** The slack factor from {@value #FACTOR_PROPERTY} / {@value #FACTOR_ENVIRONMENT_VARIABLE}; 1.0 if unset. */

@@ -93,6 +93,22 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     }
 
     /**
+     * Drops the database {@code test} and creates it empty: every table and row in it is gone, as on a server restored
+     * empty.
+     *
+     * @throws IllegalStateException if the server refuses
+     */
+    public void emptyDatabase() {
+        try (Connection c = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/mysql", "root", "");
+                Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE test");
+            s.execute("CREATE DATABASE test");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not empty the embedded MariaDB's database test: " + e, e);
+        }
+    }
+
+    /**
      * Stops the server; {@link #restart()} starts it again on the same port and data directory.
      *
      * @throws IllegalStateException if it cannot be stopped

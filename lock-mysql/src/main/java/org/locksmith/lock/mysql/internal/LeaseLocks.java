@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +16,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.RenewalReport;
@@ -25,7 +29,7 @@ import org.locksmith.lock.spi.RenewalReport;
  * of a shard, release one {@code UPDATE}; each commits at once, so no connection is held between them. Waiters poll
  * with jittered exponential back-off.
  */
-final class LeaseLocks implements Strategy {
+final class LeaseLocks extends Strategy {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
     /** How often a waiter re-tries creating the key's row. */
@@ -33,17 +37,25 @@ final class LeaseLocks implements Strategy {
     /** MariaDB: the statement fails at once (error 1205) instead of waiting for a row lock another session holds. */
     private static final String NOWAIT = "SET STATEMENT innodb_lock_wait_timeout = 0 FOR ";
 
-    private final MySqlLockBackend backend;
+    private final Set<LockFeature> features = EnumSet.of(
+            LockFeature.REENTRANT,
+            LockFeature.FENCING,
+            LockFeature.DURABLE_FENCING,
+            LockFeature.LEASE_EXPIRY,
+            LockFeature.AUTO_RENEWAL,
+            LockFeature.LOSS_DETECTION);
     private final String table;
+    private final Duration leaseTime;
     private final long leaseMicros;
     private final String take;
     private final String create;
     private final String release;
 
-    LeaseLocks(MySqlLockBackend backend, String table, long leaseMicros) {
-        this.backend = backend;
+    LeaseLocks(String table, Duration leaseTime) {
+        super(MySqlStrategy.LEASE);
         this.table = table;
-        this.leaseMicros = leaseMicros;
+        this.leaseTime = leaseTime;
+        this.leaseMicros = TimeUnit.NANOSECONDS.toMicros(leaseTime.toNanos());
         String expiry = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
         String now = Fencing.NOW_MICROS;
         // The token rises by one per grant, never below the server clock in microseconds, so it keeps rising
@@ -58,7 +70,40 @@ final class LeaseLocks implements Strategy {
     }
 
     @Override
-    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+    Set<LockFeature> features() {
+        return features;
+    }
+
+    @Override
+    Duration leaseTime() {
+        return leaseTime;
+    }
+
+    @Override
+    Duration renewInterval(MySqlSettings settings) {
+        return leaseTime.dividedBy(3);
+    }
+
+    /** None: a lease outlives the connections its statements ran on. */
+    @Override
+    Duration sessionTimeout(MySqlSettings settings) {
+        return Duration.ZERO;
+    }
+
+    /** Each statement commits at once; no connection is held between them. */
+    @Override
+    boolean holdsTransaction() {
+        return false;
+    }
+
+    @Override
+    String poolRole() {
+        return "lease";
+    }
+
+    @Override
+    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+            throws InterruptedException {
         String owner = owner(request.ownerId());
         long backoff = MIN_BACKOFF_NANOS;
         long lastInsert = 0;
@@ -72,9 +117,9 @@ final class LeaseLocks implements Strategy {
                 inserted = true;
                 lastInsert = sentAt;
             }
-            Long token = tryTake(shard, keyHash, request.key(), owner, mayInsert);
+            Long token = tryTake(backend, shard, keyHash, request.key(), owner, mayInsert);
             if (token != null) {
-                return new Lease(shard, keyHash, owner, token, sentAt);
+                return new Lease(backend, shard, keyHash, owner, token, sentAt);
             }
             if (request.isTry() || request.isCancelled()) {
                 return null;
@@ -91,7 +136,8 @@ final class LeaseLocks implements Strategy {
         }
     }
 
-    private Long tryTake(Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
+    private Long tryTake(
+            MySqlLockBackend backend, Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
         // Another session may hold the row's lock (an operator's transaction, or a client creating the same key's
         // row): on MariaDB the attempt then fails at once (lock wait timeout 0 = NOWAIT) and counts as "not granted
         // now", so tryAcquire() never waits and a waiter keeps its deadline by polling.
@@ -128,14 +174,15 @@ final class LeaseLocks implements Strategy {
                 // The statement may have committed with its reply lost: free what this attempt may have taken
                 // (owner-checked: the owner is this attempt's own), or the key would stay taken by nobody for the
                 // lease time.
-                takeBack(shard, keyHash, key, owner, e);
+                takeBack(backend, shard, keyHash, key, owner, e);
             }
             throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
         }
     }
 
     /** Releases {@code owner}'s row if an ambiguous take left it; a failure is added to {@code failure}. */
-    private void takeBack(Shard shard, byte[] keyHash, String key, String owner, SQLException failure) {
+    private void takeBack(
+            MySqlLockBackend backend, Shard shard, byte[] keyHash, String key, String owner, SQLException failure) {
         try (LentSession session = shard.borrowShort()) {
             Connection c = session.connection;
             c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
@@ -153,7 +200,7 @@ final class LeaseLocks implements Strategy {
     }
 
     /** Renews every lease of one shard in one UPDATE; returns those no longer held. */
-    List<BackendLease> renew(Shard shard, List<Lease> leases) {
+    List<BackendLease> renew(MySqlLockBackend backend, Shard shard, List<Lease> leases) {
         StringBuilder sql = new StringBuilder("UPDATE ")
                 .append(table)
                 .append(" SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE key_hash IN (");
@@ -214,7 +261,8 @@ final class LeaseLocks implements Strategy {
      * Renews the leases of each shard in one UPDATE, shards in parallel, and reports each shard's leases as soon as
      * it answered; a shard that fails or stalls makes only its own leases unconfirmed.
      */
-    void renewAll(List<BackendLease> leases, RenewalReport report) {
+    @Override
+    void renew(MySqlLockBackend backend, List<BackendLease> leases, RenewalReport report) {
         Map<Shard, List<Lease>> byShard = new LinkedHashMap<>();
         for (BackendLease l : leases) {
             Lease lease = (Lease) l;
@@ -224,7 +272,7 @@ final class LeaseLocks implements Strategy {
             long sentAt = System.nanoTime();
             List<BackendLease> lost;
             try {
-                lost = renew(shard, shardLeases);
+                lost = renew(backend, shard, shardLeases);
             } catch (RuntimeException failure) {
                 shardLeases.forEach(l -> report.unconfirmed(l, failure));
                 return;
@@ -258,20 +306,17 @@ final class LeaseLocks implements Strategy {
         return hex.toString();
     }
 
-    /** Deletes the lease row of a key, as an operator might (used by the fault tests). */
-    String deleteSql() {
-        return "DELETE FROM " + table + " WHERE key_hash = ?";
-    }
-
     /** A lease row owned by one grant. */
     final class Lease implements BackendLease {
+        private final MySqlLockBackend backend;
         final Shard shard;
         final byte[] keyHash;
         final String owner;
         private final long token;
         private final long confirmedAtNanos;
 
-        Lease(Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
+        Lease(MySqlLockBackend backend, Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
+            this.backend = backend;
             this.shard = shard;
             this.keyHash = keyHash;
             this.owner = owner;
@@ -291,7 +336,7 @@ final class LeaseLocks implements Strategy {
 
         @Override
         public boolean renew() {
-            return LeaseLocks.this.renew(shard, List.of(this)).isEmpty();
+            return LeaseLocks.this.renew(backend, shard, List.of(this)).isEmpty();
         }
 
         @Override

@@ -3,8 +3,6 @@ package org.locksmith.lock.mysql.internal;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
-import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
@@ -41,9 +38,6 @@ public final class MySqlLockBackend implements LockBackend {
     private final List<Shard> shards;
     private final ShardRouter router;
     private final Strategy strategy;
-    private final LeaseLocks leaseLocks;
-    private final NamedLocks namedLocks;
-    private final Set<LockFeature> features;
     private final String name;
     private final ExecutorService cancelExecutor;
     private final Set<SessionLease> sessions = ConcurrentHashMap.newKeySet();
@@ -52,57 +46,20 @@ public final class MySqlLockBackend implements LockBackend {
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
-    public MySqlLockBackend(MySqlSettings settings, List<Shard> shards) {
+    /**
+     * Opens the backend: connects to every shard, creates the schema if allowed and checks that the shards agree on
+     * their map.
+     *
+     * @param strategy the settings' strategy, from {@link Strategy#of} with their table and lease time
+     */
+    public MySqlLockBackend(MySqlSettings settings, Strategy strategy, List<Shard> shards) {
         if (shards.isEmpty()) {
             throw new IllegalArgumentException("a MySQL lock backend needs at least one data source");
         }
         this.settings = settings;
         this.shards = List.copyOf(shards);
-        Fencing fencing = new Fencing(settings.quotedFenceTable());
-        switch (settings.strategy()) {
-            case ROW -> {
-                strategy = new RowLocks(this, settings.quotedTable(), fencing);
-                leaseLocks = null;
-                namedLocks = null;
-                features = EnumSet.of(
-                        LockFeature.REENTRANT,
-                        LockFeature.FENCING,
-                        LockFeature.DURABLE_FENCING,
-                        LockFeature.SESSION_BOUND,
-                        LockFeature.BLOCKING_WAKEUP,
-                        LockFeature.LOSS_DETECTION);
-            }
-            case LEASE -> {
-                leaseLocks = new LeaseLocks(
-                        this,
-                        settings.quotedTable(),
-                        TimeUnit.NANOSECONDS.toMicros(settings.leaseTime().toNanos()));
-                strategy = leaseLocks;
-                namedLocks = null;
-                features = EnumSet.of(
-                        LockFeature.REENTRANT,
-                        LockFeature.FENCING,
-                        LockFeature.DURABLE_FENCING,
-                        LockFeature.LEASE_EXPIRY,
-                        LockFeature.AUTO_RENEWAL,
-                        LockFeature.LOSS_DETECTION);
-            }
-            case NAMED -> {
-                namedLocks = new NamedLocks(this, settings.table(), fencing);
-                strategy = namedLocks;
-                leaseLocks = null;
-                features = EnumSet.of(
-                        LockFeature.REENTRANT,
-                        LockFeature.FENCING,
-                        LockFeature.DURABLE_FENCING,
-                        LockFeature.SESSION_BOUND,
-                        LockFeature.BLOCKING_WAKEUP,
-                        LockFeature.LOSS_DETECTION);
-            }
-            default -> throw new IllegalArgumentException("unknown strategy " + settings.strategy());
-        }
-        this.name =
-                "mysql-" + settings.strategy().urlValue() + (shards.size() > 1 ? "-" + shards.size() + "shards" : "");
+        this.strategy = strategy;
+        this.name = "mysql-" + strategy.kind().urlValue() + (shards.size() > 1 ? "-" + shards.size() + "shards" : "");
         this.sweeper = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "locksmith-mysql-sweep-" + CANCEL_THREADS.incrementAndGet());
             t.setDaemon(true);
@@ -140,19 +97,17 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public Set<LockFeature> features() {
-        return features;
+        return strategy.features();
     }
 
     @Override
     public Duration leaseTime() {
-        return settings.strategy() == MySqlStrategy.LEASE ? settings.leaseTime() : Duration.ZERO;
+        return strategy.leaseTime();
     }
 
     @Override
     public Duration renewInterval() {
-        return settings.strategy() == MySqlStrategy.LEASE
-                ? settings.leaseTime().dividedBy(3)
-                : settings.checkInterval();
+        return strategy.renewInterval(settings);
     }
 
     /**
@@ -161,7 +116,7 @@ public final class MySqlLockBackend implements LockBackend {
      */
     @Override
     public Duration sessionTimeout() {
-        return settings.strategy() == MySqlStrategy.LEASE ? Duration.ZERO : settings.sessionTimeout();
+        return strategy.sessionTimeout(settings);
     }
 
     /**
@@ -181,7 +136,7 @@ public final class MySqlLockBackend implements LockBackend {
         try {
             while (true) {
                 try {
-                    return strategy.acquire(shard, keyHash, request);
+                    return strategy.acquire(this, shard, keyHash, request);
                 } catch (SessionLostException e) {
                     // Not granted after all (the session died mid-grant; its connection was discarded): try again
                     // on a fresh connection while the deadline allows.
@@ -230,53 +185,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
-        if (leaseLocks != null) {
-            leaseLocks.renewAll(leases, report);
-            return;
-        }
-        Map<Shard, List<SessionLease>> byShard = new LinkedHashMap<>();
-        for (BackendLease l : leases) {
-            SessionLease lease = (SessionLease) l;
-            byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
-        }
-        perShard(byShard, (shard, held) -> checkSessions(shard, held, report));
-    }
-
-    /**
-     * Checks the held sessions of one shard, one after another (each on its own connection). A check that used up
-     * {@code timeoutMs} and failed means the server or the network is stalled: the shard's remaining leases are
-     * reported unconfirmed for this round instead of costing {@code timeoutMs} each, so a round lasts about one
-     * timeout whatever the number of leases; the next round asks again.
-     */
-    private void checkSessions(Shard shard, List<SessionLease> held, RenewalReport report) {
-        long stallNanos = settings.timeout().toNanos() * 9 / 10;
-        LockBackendException stalled = null;
-        for (SessionLease lease : held) {
-            if (stalled != null) {
-                report.unconfirmed(lease, stalled);
-                continue;
-            }
-            long sentAt = System.nanoTime();
-            boolean alive;
-            try {
-                alive = lease.renew();
-            } catch (RuntimeException e) {
-                report.unconfirmed(lease, e);
-                continue;
-            }
-            if (alive) {
-                lease.confirmed(sentAt);
-                report.renewed(lease, sentAt);
-                continue;
-            }
-            report.lost(lease, "its session on " + shard + " ended or no longer holds the lock");
-            // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
-            lease.giveBackLost();
-            if (System.nanoTime() - sentAt >= stallNanos) {
-                stalled = new LockBackendException("a session check on " + shard + " took timeoutMs ("
-                        + settings.timeout().toMillis() + " ms) and failed: the server or the network is stalled");
-            }
-        }
+        strategy.renew(this, leases, report);
     }
 
     /**

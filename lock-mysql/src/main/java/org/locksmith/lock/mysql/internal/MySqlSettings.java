@@ -144,21 +144,4 @@ public record MySqlSettings(
                     + "' is invalid: use 1-57 characters from A-Z, a-z, 0-9 and _, not starting with a digit");
         }
     }
-
-    public String fenceTable() {
-        return table + "_fence";
-    }
-
-    /**
-     * The lock table as it goes into SQL text: backquoted, so a valid name that is also a reserved word ({@code
-     * order}, {@code lock}) still works. The name is validated and cannot contain a backquote.
-     */
-    String quotedTable() {
-        return "`" + table + "`";
-    }
-
-    /** The fence table as it goes into SQL text, backquoted. */
-    String quotedFenceTable() {
-        return "`" + fenceTable() + "`";
-    }
 }

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
@@ -15,15 +16,14 @@ import org.locksmith.lock.spi.BackendLease;
  * timeout is passed in fractional seconds (MariaDB honours them), and the wait is also cancelled at the deadline
  * for servers that round it.
  */
-final class NamedLocks implements Strategy {
+final class NamedLocks extends SessionLocks {
     private static final long MAX_WAIT_SECONDS = 300;
 
-    private final MySqlLockBackend backend;
     private final Fencing fencing;
     private final String table;
 
-    NamedLocks(MySqlLockBackend backend, String table, Fencing fencing) {
-        this.backend = backend;
+    NamedLocks(String table, Fencing fencing) {
+        super(MySqlStrategy.NAMED);
         this.table = table;
         this.fencing = fencing;
     }
@@ -32,8 +32,15 @@ final class NamedLocks implements Strategy {
         return KeyCodec.namedLockName(shard.database(), table, key);
     }
 
+    /** Fencing tokens are issued on the holding session: no transaction, no connection beside the holder's. */
     @Override
-    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+    boolean holdsTransaction() {
+        return false;
+    }
+
+    @Override
+    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+            throws InterruptedException {
         Connection c = shard.borrowForLock(
                 request,
                 false,

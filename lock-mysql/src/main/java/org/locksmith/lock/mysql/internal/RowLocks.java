@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
@@ -16,19 +17,18 @@ import org.locksmith.lock.spi.BackendLease;
  * backstop, and cut exactly at the deadline by {@link Canceller}. Connections run READ COMMITTED so that a locking
  * read of a missing row takes no gap lock (which would block other keys' row creation).
  */
-final class RowLocks implements Strategy {
+final class RowLocks extends SessionLocks {
     /** Longest single server-side wait; longer waits loop, so a lost cancel never blocks for long. */
     private static final long MAX_WAIT_SECONDS = 300;
 
-    private final MySqlLockBackend backend;
     private final Fencing fencing;
     private final String lockNowait;
     private final String lockPlain;
     private final String lockWaitPrefix;
     private final String insert;
 
-    RowLocks(MySqlLockBackend backend, String table, Fencing fencing) {
-        this.backend = backend;
+    RowLocks(String table, Fencing fencing) {
+        super(MySqlStrategy.ROW);
         this.fencing = fencing;
         String select = "SELECT 1 FROM " + table + " WHERE key_hash = ? FOR UPDATE";
         this.lockNowait = select + " NOWAIT";
@@ -38,7 +38,13 @@ final class RowLocks implements Strategy {
     }
 
     @Override
-    public BackendLease acquire(Shard shard, byte[] keyHash, AcquireRequest request) throws InterruptedException {
+    boolean holdsTransaction() {
+        return true;
+    }
+
+    @Override
+    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+            throws InterruptedException {
         Connection c = shard.borrowForLock(
                 request,
                 true,
@@ -58,7 +64,7 @@ final class RowLocks implements Strategy {
                     return null;
                 }
                 long waitSeconds = request.isTry() ? 0 : waitSeconds(request.remainingNanos());
-                Boolean found = lockRow(shard, c, keyHash, request, waitSeconds, canceller);
+                Boolean found = lockRow(backend, shard, c, keyHash, request, waitSeconds, canceller);
                 if (found == null) {
                     if (request.isTry() || request.isCancelled()) {
                         return null;
@@ -132,7 +138,13 @@ final class RowLocks implements Strategy {
      * if the wait ended without the lock (NOWAIT refused, wait chunk over, cancelled).
      */
     private Boolean lockRow(
-            Shard shard, Connection c, byte[] keyHash, AcquireRequest request, long waitSeconds, Canceller canceller)
+            MySqlLockBackend backend,
+            Shard shard,
+            Connection c,
+            byte[] keyHash,
+            AcquireRequest request,
+            long waitSeconds,
+            Canceller canceller)
             throws SQLException {
         String sql;
         if (request.isTry()) {

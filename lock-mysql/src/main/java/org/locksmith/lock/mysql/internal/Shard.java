@@ -507,10 +507,6 @@ public final class Shard implements AutoCloseable {
         }
     }
 
-    int poolSize() {
-        return poolSize;
-    }
-
     @Override
     public void close() {
         for (HikariDataSource ds : owned) {

@@ -47,8 +47,4 @@ final class ShardRouter {
         z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
         return z ^ (z >>> 33);
     }
-
-    List<Shard> shards() {
-        return shards;
-    }
 }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.locksmith.lock.mysql.MySqlStrategy;
 
 /** Builds {@link Shard}s: HikariCP pools for a URL's databases, or wrappers around the user's data sources. */
 public final class Shards {
@@ -72,32 +71,33 @@ public final class Shards {
     }
 
     /**
-     * Pools for one database. Session-bound strategies get a lock pool of {@code poolSize} (manual commit and READ
-     * COMMITTED for {@code row}, so no round trip switches modes); {@code row} also a small separate autocommit pool
-     * for fencing tokens (written outside the lock transaction); {@code lease} needs only one autocommit pool.
+     * Pools for one database: a pool of {@code poolSize} for the strategy's lock statements (manual commit and READ
+     * COMMITTED for a strategy that {@linkplain Strategy#holdsTransaction holds a transaction}, so no round trip
+     * switches modes, else autocommit), and for a strategy that holds a transaction also a small separate
+     * autocommit pool for fencing tokens (written outside the lock transaction).
      *
+     * @param strategy the settings' strategy
      * @param scheme the JDBC URL scheme, from {@link #jdbcScheme}
      * @param sslMode the driver's {@code sslMode} property, or null for the driver's default
      */
     public static Shard pooled(
-            Target target, String user, String password, MySqlSettings settings, String scheme, String sslMode) {
+            Target target,
+            String user,
+            String password,
+            MySqlSettings settings,
+            Strategy strategy,
+            String scheme,
+            String sslMode) {
         String jdbcUrl = "jdbc:" + scheme + "://"
                 + (target.host().contains(":") ? "[" + target.host() + "]" : target.host()) + ":" + target.port()
                 + "/" + target.database();
         List<HikariDataSource> owned = new ArrayList<>();
         try {
-            if (settings.strategy() == MySqlStrategy.LEASE) {
-                HikariDataSource pool =
-                        pool(jdbcUrl, user, password, sslMode, settings, settings.poolSize(), true, "lease");
-                owned.add(pool);
-                return new Shard(target.name(), pool, false, pool, settings.poolSize(), owned);
-            }
-            boolean row = settings.strategy() == MySqlStrategy.ROW;
-            HikariDataSource locks =
-                    pool(jdbcUrl, user, password, sslMode, settings, settings.poolSize(), !row, "lock");
+            boolean transaction = strategy.holdsTransaction();
+            HikariDataSource locks = pool(
+                    jdbcUrl, user, password, sslMode, settings, settings.poolSize(), !transaction, strategy.poolRole());
             owned.add(locks);
-            if (!row) {
-                // named issues fencing tokens on the holding session: no service pool
+            if (!transaction) {
                 return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned);
             }
             HikariDataSource fence = pool(jdbcUrl, user, password, sslMode, settings, 2, true, "fence");
@@ -167,21 +167,23 @@ public final class Shards {
      * How many connections of an application's data source may be lent to locks at once: {@code requested} if
      * given, else a quarter of a HikariCP pool's maximum size (at least 1), else {@value
      * #DEFAULT_UNKNOWN_POOL_SHARE}. Locks hold their connection while held or waited for, so a large share lets
-     * waiters starve the application, the holders' own work included. The {@code row} strategy needs one service
-     * connection beside its holders (fencing tokens are written outside the lock transaction); {@code named} issues
-     * tokens on the holding session and {@code lease} holds no connection.
+     * waiters starve the application, the holders' own work included. A strategy that {@linkplain
+     * Strategy#holdsTransaction holds a transaction} ({@code row}) needs one service connection beside its holders
+     * (fencing tokens are written outside the lock transaction); {@code named} issues tokens on the holding session
+     * and {@code lease} holds no connection.
      *
      * @throws IllegalArgumentException if the share and the service connections would leave a HikariCP pool's
      *     application no connection
      */
-    public static int lockConnections(String name, DataSource dataSource, MySqlStrategy strategy, Integer requested) {
-        int service = strategy == MySqlStrategy.ROW ? 1 : 0;
+    public static int lockConnections(String name, DataSource dataSource, Strategy strategy, Integer requested) {
+        int service = strategy.holdsTransaction() ? 1 : 0;
         if (dataSource instanceof HikariDataSource hikari) {
             int max = hikari.getMaximumPoolSize();
             int available = max - service - 1; // at least one connection stays the application's
             if (available < 1) {
                 throw new IllegalArgumentException("Data source '" + name + "' (HikariCP pool " + hikari.getPoolName()
-                        + ") has maximumPoolSize=" + max + ", too small to share with the " + strategy.urlValue()
+                        + ") has maximumPoolSize=" + max + ", too small to share with the "
+                        + strategy.kind().urlValue()
                         + " strategy: it needs one connection per lock held or waited for"
                         + (service > 0 ? " plus " + service + " for fencing tokens" : "")
                         + ", and the application keeps at least one; use maximumPoolSize >= " + (2 + service));

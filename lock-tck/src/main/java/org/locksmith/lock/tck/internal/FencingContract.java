@@ -108,22 +108,23 @@ public final class FencingContract {
         }
     }
 
-    public void tokensRiseAcrossStoreRestart() throws Exception {
+    public void tokensRiseAcrossStoreRestart(LockFaults.Fault restart) throws Exception {
         env.requireFeature(LockFeature.DURABLE_FENCING);
-        env.requireFault(LockFaults.Fault.RESTART_STORE);
+        env.requireFault(restart);
         LockClient a = env.client("A");
         String key = env.key("fencing-restart");
         long before;
         try (LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5))) {
             before = lease.fencingToken();
         }
-        env.faults().restartStore();
+        StoreRestartContract.restart(env, restart);
         LockClient b = env.client("B");
         Duration bound = TckEnv.allow(env.timings().operationTimeout().multipliedBy(3));
         try (LockLease lease = Probes.acquireWithin(env, b, key, bound, "after a store restart")
                 .value()) {
             assertThat(lease.fencingToken())
-                    .as(env.at(b, key) + "token after a store restart must exceed the token before it, " + before)
+                    .as(env.at(b, key) + "token after a store restart (" + restart + ") must exceed the token before"
+                            + " it, " + before)
                     .isGreaterThan(before);
         }
     }

@@ -29,7 +29,9 @@ public record KilledHolder(long token, long killedAtNanos) {
     }
 
     /**
-     * How long after a holder's crash the key must be granted again: {@link #leaseExpiryBound} (LEASE_EXPIRY) or the session timeout (SESSION_BOUND), whichever is shorter; empty with neither.
+     * How long after a holder's crash the key must be granted again: {@link #leaseExpiryBound} (LEASE_EXPIRY) or 1.5
+     * session timeouts plus the hand-off (SESSION_BOUND; a store notices a silent session on its own tick, such as
+     * ZooKeeper's session buckets), whichever is shorter; empty with neither.
      */
     public static Optional<Duration> freeBound(TckEnv env) {
         TckTimings t = env.timings();
@@ -45,11 +47,12 @@ public record KilledHolder(long token, long killedAtNanos) {
     }
 
     /**
-     * How long after its last renewal (or its grant) a lease the holder stopped renewing may keep its key: the lease,
-     * plus half a lease for the store's expiry tick, a renewal in flight and the waiter's wake-up, plus the hand-off.
-     * A store that keeps unrenewed leases twice as long as it declares fails it.
+     * How long after a crash a lease the holder stopped renewing may keep its key: the lease (a renewal sent just
+     * before the crash extends it by that much), plus a renewal interval for that renewal in flight and the store's
+     * expiry tick, plus the hand-off. A store that keeps unrenewed leases a third longer than it declares fails it
+     * (with the default renewal interval).
      */
     public static Duration leaseExpiryBound(TckTimings t) {
-        return t.leaseTime().plus(t.leaseTime().dividedBy(2)).plus(t.handoff());
+        return t.leaseTime().plus(t.renewInterval()).plus(t.handoff());
     }
 }

@@ -44,9 +44,13 @@ public final class StoreRestartContract {
     /** When the other client's {@code tryAcquire} returned (epoch microseconds, read right after it returned). */
     private final AtomicLong grantedMicros = new AtomicLong();
 
-    public StoreRestartContract(TckEnv env) {
+    private final LockFaults.Fault restart;
+
+    /** @param restart {@link LockFaults.Fault#RESTART_STORE} or {@link LockFaults.Fault#RESTART_STORE_EMPTY} */
+    public StoreRestartContract(TckEnv env, LockFaults.Fault restart) {
         this.env = env;
-        env.requireFault(LockFaults.Fault.RESTART_STORE);
+        this.restart = restart;
+        env.requireFault(restart);
         this.key = env.key("restart-held");
         this.holder = env.client("holder");
         this.other = env.client("other");
@@ -71,7 +75,7 @@ public final class StoreRestartContract {
         });
 
         long restartAt = System.nanoTime();
-        env.faults().restartStore();
+        restart(env, restart);
         env.note("store restart took (ms)", TckEnv.millisSince(restartAt));
         long servingAt = System.nanoTime();
 
@@ -209,6 +213,15 @@ public final class StoreRestartContract {
             throw new AssertionError(
                     env.at(other, key) + "asking for the key after a store restart failed: " + e.getCause(),
                     e.getCause());
+        }
+    }
+
+    /** Inflicts {@code restart}, {@link LockFaults.Fault#RESTART_STORE} or {@link LockFaults.Fault#RESTART_STORE_EMPTY}. */
+    static void restart(TckEnv env, LockFaults.Fault restart) {
+        switch (restart) {
+            case RESTART_STORE -> env.faults().restartStore();
+            case RESTART_STORE_EMPTY -> env.faults().restartStoreEmpty();
+            default -> throw new IllegalArgumentException(restart + " is not a restart");
         }
     }
 

@@ -1,6 +1,8 @@
 package org.locksmith.lock.tck.internal;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +43,9 @@ import org.locksmith.lock.Locks;
  *                                             after the grant), "V n micros" while valid (clock read before
  *                                             isValid(), at most once a millisecond and for the last valid look),
  *                                             "E n" after the release, "L n" if the release reported a loss
+ * wait  URL KEY LIFETIME_MS                 for each line "GO n" read from stdin: print "WAITING n", acquire (30 s),
+ *                                             print "GRANTED n nanoTime" (clock read right after the grant), release,
+ *                                             print "FREED n"; ends at the end of stdin
  * </pre>
  */
 public final class TckWorker {
@@ -77,6 +82,7 @@ public final class TckWorker {
                 }
                 case "believe" -> believe(client.lock(key).acquire(Duration.ofMillis(lifetimeMs)), fencing);
                 case "chaos" -> new Chaos(client, key, fencing, Long.parseLong(args[4])).run();
+                case "wait" -> waitOnRequest(client, key);
                 case "loop" ->
                     loop(client, key, fencing, Integer.parseInt(args[4]), Path.of(args[5]), Path.of(args[6]));
                 default -> throw new IllegalArgumentException("unknown worker mode " + mode);
@@ -245,6 +251,30 @@ public final class TckWorker {
 
         private static void say(String line) {
             System.out.println(line);
+            System.out.flush();
+        }
+    }
+
+    /**
+     * The {@code wait} mode: a waiter in another JVM for the hand-off contract, which holds the key, sends "GO n",
+     * releases some time after "WAITING n" and compares its release with the grant time printed here. {@link
+     * System#nanoTime()} is comparable between processes of one Linux host (CLOCK_MONOTONIC), as in {@code loop}.
+     */
+    private static void waitOnRequest(LockClient client, String key) throws IOException, InterruptedException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (!line.startsWith("GO ")) {
+                throw new IllegalArgumentException("unknown request " + line);
+            }
+            String n = line.substring(3).trim();
+            System.out.println("WAITING " + n);
+            System.out.flush();
+            LockLease lease = client.lock(key).acquire(Duration.ofSeconds(30));
+            long grantedAt = System.nanoTime();
+            lease.release();
+            System.out.println("GRANTED " + n + " " + grantedAt);
+            System.out.println("FREED " + n);
             System.out.flush();
         }
     }

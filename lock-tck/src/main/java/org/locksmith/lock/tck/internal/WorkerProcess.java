@@ -65,8 +65,14 @@ public final class WorkerProcess implements AutoCloseable {
         }
         Path err = Files.createTempFile(dir, "worker-", ".err");
         Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
-        p.getOutputStream().close();
         return new WorkerProcess(p, err, args[0] + " worker pid " + p.pid());
+    }
+
+    /** Sends one line to the worker's standard input (the {@code wait} mode reads its requests there). */
+    public void send(String line) throws IOException {
+        var in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
     }
 
     private void pump() {
@@ -162,6 +168,11 @@ public final class WorkerProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException ignored) {
+            // the worker is killed next anyway
+        }
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);

@@ -89,6 +89,8 @@ class BrokenBackendsTest {
                 "c05_deadlines_tryAcquireDoesNotWait",
                 "c06_interruption_interruptedWaiterLeavesNothing",
                 "c10_fencing_tokensRiseAcrossCrashedHolder",
+                "c10_fencing_tokensRiseAcrossEmptyStoreRestart",
+                "c01_mutualExclusion_holderAcrossEmptyStoreRestart",
                 "c11_lossDetection_stateDeleted",
                 "c11_lossDetection_leaseExpired",
                 "c12_fairness_arrivalOrder",
@@ -160,9 +162,9 @@ class BrokenBackendsTest {
     }
 
     @Test
-    void aStoreKeepingLeasesTwiceAsLongAsDeclaredFailsTheCrashBound() throws Exception {
+    void aStoreKeepingLeasesHalfAgainAsLongAsDeclaredFailsTheCrashBound() throws Exception {
         assertCaught(
-                BrokenTcks.FileKeepsLeasesTwiceAsLong.class,
+                BrokenTcks.FileKeepsLeasesHalfAgainAsLong.class,
                 "c07_leaseExpiry_killedWorkerProcessFreesAfterLease",
                 null);
     }
@@ -232,6 +234,11 @@ class BrokenBackendsTest {
     @Test
     void declaresBlockingWakeupButPollsEvery150Ms() throws Exception {
         assertCaught(BrokenTcks.Poll150MsWakeup.class, "c02_progress_handoffLatency", "BLOCKING_WAKEUP");
+    }
+
+    @Test
+    void declaresBlockingWakeupButWakesOnlyItsOwnProcess() throws Exception {
+        assertCaught(BrokenTcks.FileLocalWakeupOnly.class, "c02_progress_handoffToWorkerProcess", "worker JVM");
     }
 
     @Test
@@ -344,6 +351,18 @@ class BrokenBackendsTest {
                 BrokenTcks.GrantsRightAfterRestart.class,
                 "c01_mutualExclusion_holderAcrossStoreRestart",
                 "two valid holders across a store restart");
+        assertCaught(
+                BrokenTcks.GrantsRightAfterRestart.class,
+                "c01_mutualExclusion_holderAcrossEmptyStoreRestart",
+                "two valid holders across a store restart");
+    }
+
+    @Test
+    void fencingTokensResetByAnEmptyRestart() throws Exception {
+        assertCaught(
+                BrokenTcks.TokensResetOnEmptyRestart.class,
+                "c10_fencing_tokensRiseAcrossEmptyStoreRestart",
+                "RESTART_STORE_EMPTY");
     }
 
     @Test

@@ -305,6 +305,19 @@ final class BrokenTcks {
         }
     }
 
+    /** Fencing counters that a restart losing the store's data resets: tokens go back while DURABLE_FENCING is declared. */
+    static class TokensResetOnEmptyRestart extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-tokens-reset-on-empty-restart";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TOKENS_RESET_ON_EMPTY_RESTART);
+        }
+    }
+
     /** Fails every store call of an interrupted thread, as a virtual thread's socket does. */
     static class CallsFailWhenInterrupted extends MemoryTck {
         @Override
@@ -468,8 +481,11 @@ final class BrokenTcks {
         }
     }
 
-    /** The file backend keeping unrenewed leases twice as long as the lease it declares. */
-    static class FileKeepsLeasesTwiceAsLong extends FileReferenceTckTest {
+    /**
+     * The file backend keeping unrenewed leases half again as long as the lease it declares: within the 1.5 leases
+     * the crash bound once allowed, outside lease + renewal interval + hand-off.
+     */
+    static class FileKeepsLeasesHalfAgainAsLong extends FileReferenceTckTest {
         private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
 
         @AfterAll
@@ -480,8 +496,27 @@ final class BrokenTcks {
         @Override
         String url() {
             return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
-                    + timings().leaseTime().multipliedBy(2).toMillis() + "&declaredLeaseMs="
+                    + timings().leaseTime().multipliedBy(3).dividedBy(2).toMillis() + "&declaredLeaseMs="
                     + timings().leaseTime().toMillis();
+        }
+    }
+
+    /**
+     * The file backend declaring BLOCKING_WAKEUP while it wakes only the waiters of its own JVM: waiters in other
+     * processes poll every 150 ms.
+     */
+    static class FileLocalWakeupOnly extends FileReferenceTckTest {
+        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+
+        @AfterAll
+        static void removeOwnDirectory() throws IOException {
+            FileReferenceTckTest.removeTree(OWN_DIR);
+        }
+
+        @Override
+        String url() {
+            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
+                    + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
         }
     }
 }

@@ -56,8 +56,16 @@ final class FileLockBackend implements LockBackend {
         /** Checks an expired lease and takes it over outside the file lock: racing contenders all win. */
         RACY_TAKEOVER,
         /** Takes over an expired lease with the expired holder's token instead of the next one. */
-        TOKEN_REUSED_ON_TAKEOVER
+        TOKEN_REUSED_ON_TAKEOVER,
+        /**
+         * Declares BLOCKING_WAKEUP but wakes only the waiters of its own JVM (a monitor notified on release); waiters
+         * in other processes poll every 150 ms.
+         */
+        LOCAL_WAKEUP_ONLY
     }
+
+    /** The {@code LOCAL_WAKEUP_ONLY} defect's wake-up: notified on every release in this JVM. */
+    private static final Object RELEASED = new Object();
 
     private final Defect defect;
 
@@ -90,6 +98,11 @@ final class FileLockBackend implements LockBackend {
 
     @Override
     public Set<LockFeature> features() {
+        if (defect == Defect.LOCAL_WAKEUP_ONLY) {
+            Set<LockFeature> claimed = EnumSet.copyOf(FEATURES);
+            claimed.add(LockFeature.BLOCKING_WAKEUP);
+            return claimed;
+        }
         return FEATURES;
     }
 
@@ -185,6 +198,12 @@ final class FileLockBackend implements LockBackend {
             long left = request.remainingNanos();
             if (request.isTry() || left <= 0 || request.isCancelled()) {
                 return null;
+            }
+            if (defect == Defect.LOCAL_WAKEUP_ONLY) {
+                synchronized (RELEASED) {
+                    RELEASED.wait(Math.max(1, Math.min(left, 150_000_000L) / 1_000_000));
+                }
+                continue;
             }
             long pollNanos = 5_000_000 + ThreadLocalRandom.current().nextLong(10_000_000);
             Thread.sleep(Math.max(1, Math.min(left, pollNanos) / 1_000_000));
@@ -329,7 +348,7 @@ final class FileLockBackend implements LockBackend {
 
         @Override
         public boolean release() {
-            return guarded(key, base -> {
+            boolean released = guarded(key, base -> {
                 State s = read(base);
                 if (s == null || !s.owner().equals(owner)) {
                     return false;
@@ -337,6 +356,12 @@ final class FileLockBackend implements LockBackend {
                 Files.deleteIfExists(state(base));
                 return s.expiresAtMillis() > System.currentTimeMillis();
             });
+            if (defect == Defect.LOCAL_WAKEUP_ONLY) {
+                synchronized (RELEASED) {
+                    RELEASED.notifyAll();
+                }
+            }
+            return released;
         }
     }
 }

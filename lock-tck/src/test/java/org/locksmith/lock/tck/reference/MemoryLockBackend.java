@@ -18,7 +18,8 @@ import org.locksmith.lock.spi.RenewalReport;
 /**
  * The in-memory reference backend: a correct implementation of the SPI over a {@link MemoryStore} shared by its
  * clients. FIFO queue (FAIR), waiters woken by a condition (BLOCKING_WAKEUP), leases that expire unless renewed,
- * sessions that can be killed, and fencing counters that survive everything. Each {@link Defect} breaks it in
+ * sessions that can be killed, and fencing counters that survive crash restarts and, through a clock floor, empty
+ * ones. Each {@link Defect} breaks it in
  * exactly one way, to prove that the TCK notices.
  */
 final class MemoryLockBackend implements LockBackend {
@@ -27,6 +28,11 @@ final class MemoryLockBackend implements LockBackend {
     enum Defect {
         RELEASE_WITHOUT_OWNER_CHECK,
         TOKEN_RESETS_AFTER_CRASH,
+        /**
+         * Fencing counters with no floor: a store restarted empty counts again from 1, below the tokens it gave
+         * before.
+         */
+        TOKENS_RESET_ON_EMPTY_RESTART,
         TIMED_ACQUIRE_RETURNS_EARLY,
         TIMED_ACQUIRE_OVERSHOOTS,
         NEVER_EXPIRES,
@@ -359,7 +365,12 @@ final class MemoryLockBackend implements LockBackend {
             // The bug: the counter lives with the lock's state, so a crash that drops the state resets it.
             return store.crashCounters.merge(key, 1L, Long::sum);
         }
-        return store.counters.merge(key, 1L, Long::sum);
+        if (has(Defect.TOKENS_RESET_ON_EMPTY_RESTART)) {
+            return store.counters.merge(key, 1L, Long::sum);
+        }
+        // Never below the clock in microseconds, so that tokens keep rising after a restart that lost the counters.
+        long floor = java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH, java.time.Instant.now());
+        return store.counters.merge(key, floor, (last, now) -> Math.max(last + 1, now));
     }
 
     /** Kills this client's session from the store's side: its grants are dropped and reported lost. */

@@ -72,6 +72,18 @@ final class MemoryStore {
      * A crash restart: lock state and waiters' places are gone; the fencing counters survive. The store then grants
      * nothing for {@code holdOff}, the longest a client may believe in a lock it held before.
      */
+    /** A restart with none of the store's data: {@link #restart}, and the fencing counters are gone too. */
+    void restartEmpty(java.time.Duration holdOff) {
+        lock.lock();
+        try {
+            counters.clear();
+            crashCounters.clear();
+        } finally {
+            lock.unlock();
+        }
+        restart(holdOff);
+    }
+
     void restart(java.time.Duration holdOff) {
         lock.lock();
         try {

@@ -68,7 +68,12 @@ abstract class MemoryTck extends LockTck {
         return new LockFaults() {
             @Override
             public Set<Fault> supported() {
-                return Set.of(Fault.KILL_SESSION, Fault.DELETE_LOCK_STATE, Fault.RESTART_STORE, Fault.STORE_OUTAGE);
+                return Set.of(
+                        Fault.KILL_SESSION,
+                        Fault.DELETE_LOCK_STATE,
+                        Fault.RESTART_STORE,
+                        Fault.RESTART_STORE_EMPTY,
+                        Fault.STORE_OUTAGE);
             }
 
             @Override
@@ -93,10 +98,12 @@ abstract class MemoryTck extends LockTck {
 
             @Override
             public void restartStore() {
-                store.restart(
-                        timings().leaseTime().compareTo(timings().sessionTimeout()) >= 0
-                                ? timings().leaseTime()
-                                : timings().sessionTimeout());
+                store.restart(restartHoldOff());
+            }
+
+            @Override
+            public void restartStoreEmpty() {
+                store.restartEmpty(restartHoldOff());
             }
 
             @Override
@@ -105,5 +112,12 @@ abstract class MemoryTck extends LockTck {
                 return () -> store.setDown(false);
             }
         };
+    }
+
+    /** The longest a client may believe in a lock the store forgot: its lease or its session bound. */
+    private java.time.Duration restartHoldOff() {
+        return timings().leaseTime().compareTo(timings().sessionTimeout()) >= 0
+                ? timings().leaseTime()
+                : timings().sessionTimeout();
     }
 }

@@ -114,13 +114,16 @@ public final class ZooKeeperLockBackend implements LockBackend {
         return "zookeeper";
     }
 
+    /**
+     * No {@code DURABLE_FENCING}: tokens are zxids, which rise across restarts that keep the data but start again
+     * when the data is lost (see the README, "Fencing token").
+     */
     @Override
     public Set<LockFeature> features() {
         return EnumSet.of(
                 LockFeature.REENTRANT,
                 LockFeature.FAIR,
                 LockFeature.FENCING,
-                LockFeature.DURABLE_FENCING,
                 LockFeature.SESSION_BOUND,
                 LockFeature.BLOCKING_WAKEUP,
                 LockFeature.LOSS_DETECTION);
