@@ -12,8 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
-import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
-import org.locksmith.lock.redis.RedisTestServers;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.Jedis;
 
 /** Errors come in one line on stderr with a distinct status, and without a stack trace unless --verbose. */
@@ -158,8 +158,8 @@ class ErrorsTest {
     @Test
     void redisDyingWhileWaitingIsUnavailable() throws Exception {
         Path ran = dir.resolve("ran");
-        try (RedisTestServers.Private redis = new RedisTestServers.Private()) {
-            String url = redis.url() + "&timeoutMs=1000";
+        try (PrivateRedis redis = PrivateRedis.start()) {
+            String url = redis.url("timeoutMs=1000");
             LockClient holder = Locks.open(url);
             holder.lock("busy").acquire(Duration.ofSeconds(5));
             try (Cli cli = Cli.start(

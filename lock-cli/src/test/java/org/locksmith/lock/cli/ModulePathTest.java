@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ModulePathTest {
     /** Class-path entries that go on the module path, by file name. */
-    private static final Pattern MODULES = Pattern.compile("(lock-(api|redis|mysql|zookeeper)-[^/]*(?<!-tests)\\.jar"
+    private static final Pattern MODULES = Pattern.compile("(lock-(api|redis|mysql|zookeeper)-[^/]*\\.jar"
             + "|jedis-.*\\.jar|commons-pool2-.*\\.jar|HikariCP-.*\\.jar|slf4j-api-.*\\.jar)");
 
     @TempDir
@@ -39,7 +39,7 @@ class ModulePathTest {
             String name = Path.of(entry).getFileName().toString();
             if (MODULES.matcher(name).matches()) {
                 modulePath.add(entry);
-            } else if (!name.endsWith("-tests.jar") && !entry.endsWith("test-classes")) {
+            } else if (!entry.endsWith("test-classes")) {
                 classPath.add(entry);
             }
         }

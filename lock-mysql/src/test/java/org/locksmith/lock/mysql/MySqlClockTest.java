@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
  * Fencing tokens never go backwards at a daylight-saving fall-back in the session's time zone: the floor of a token
@@ -33,11 +34,11 @@ import org.locksmith.lock.LockLease;
  */
 class MySqlClockTest {
     private static final String ZONE = "Europe/Berlin";
-    private static MySqlTestServer.Embedded server;
+    private static EmbeddedMariaDb server;
 
     @BeforeAll
     static void startServer() throws SQLException {
-        server = MySqlTestServer.Embedded.start();
+        server = EmbeddedMariaDb.start();
         try (Connection c = MySqlTestServer.connect(server.url())) {
             loadZone(c, ZONE);
         }

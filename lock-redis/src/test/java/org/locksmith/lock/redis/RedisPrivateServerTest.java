@@ -25,6 +25,7 @@ import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.Jedis;
 
 /**

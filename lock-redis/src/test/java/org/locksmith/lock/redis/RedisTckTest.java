@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.testservers.TestRedis;
 import redis.clients.jedis.HostAndPort;
 
 /**

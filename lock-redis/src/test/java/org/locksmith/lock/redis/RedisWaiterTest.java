@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.testservers.PrivateRedis;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;

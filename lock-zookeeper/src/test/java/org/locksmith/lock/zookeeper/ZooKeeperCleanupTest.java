@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 
 /**
  * Contract 16 at scale: after 1,000 keys are locked and released, no lock node is left, and the container reaper

@@ -12,6 +12,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.tck.LockFaults;
 import org.locksmith.lock.tck.LockTck;
 import org.locksmith.lock.tck.TckTimings;
+import org.locksmith.lock.testservers.EmbeddedEnsemble;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /**

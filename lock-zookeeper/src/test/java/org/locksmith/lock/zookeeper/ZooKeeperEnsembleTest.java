@@ -23,6 +23,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedEnsemble;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /**

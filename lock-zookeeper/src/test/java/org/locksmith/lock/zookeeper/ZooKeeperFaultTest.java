@@ -27,6 +27,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 
 /**
  * Faults on a private server: a holder JVM killed with SIGKILL, the server restarted while a lock is held, and the

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 
 /**
  * A small benchmark, not a test: uncontended acquire+release latency on one client, and contended hand-offs per

@@ -25,6 +25,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /** The recipe's own behaviour on a private server: queueing, clean-up of abandoned waiters, keys, loss, fencing. */

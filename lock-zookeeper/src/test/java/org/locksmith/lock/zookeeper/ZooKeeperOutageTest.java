@@ -25,6 +25,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /**

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 
 /**
  * Round trips counted by the server itself: the {@code Received:} counter of the {@code srvr} four-letter word on a

@@ -22,6 +22,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 import org.locksmith.lock.testsupport.StallingProxy;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 

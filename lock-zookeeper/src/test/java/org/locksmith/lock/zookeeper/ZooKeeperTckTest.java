@@ -12,6 +12,8 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.tck.LockFaults;
 import org.locksmith.lock.tck.LockTck;
 import org.locksmith.lock.tck.TckTimings;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
+import org.locksmith.lock.testservers.TestZooKeeper;
 
 /**
  * The TCK on one ZooKeeper server: the one at {@code LOCKSMITH_TEST_ZOOKEEPER_URL} when set, else a private
@@ -33,11 +35,10 @@ class ZooKeeperTckTest extends LockTck {
 
     @BeforeAll
     static void startServer() {
-        connectString = ZooKeeperTestSupport.environmentConnectString();
-        if (connectString == null) {
+        connectString = TestZooKeeper.environmentConnectString().orElseGet(() -> {
             embedded = new EmbeddedZooKeeper();
-            connectString = embedded.connectString();
-        }
+            return embedded.connectString();
+        });
         root = ZooKeeperTestSupport.uniqueRoot("tck");
         admin = ZooKeeperTestSupport.admin(connectString);
     }

@@ -17,34 +17,12 @@ import org.apache.zookeeper.data.Stat;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.spi.LockUrl;
+import org.locksmith.lock.testservers.TestZooKeeper;
 import org.locksmith.lock.zookeeper.internal.ZooKeeperLockBackend;
 
-/** Shared helpers of the ZooKeeper tests: finding the server, looking at the store, inflicting faults. */
+/** Shared helpers of the ZooKeeper tests: opening clients, looking at the store, inflicting faults. */
 final class ZooKeeperTestSupport {
-    /** DESIGN.md: a server given in the environment wins over the embedded one. */
-    static final String ENVIRONMENT_URL = "LOCKSMITH_TEST_ZOOKEEPER_URL";
-
     private ZooKeeperTestSupport() {}
-
-    /** The connect string in {@value #ENVIRONMENT_URL} ({@code zookeeper://host:port,...}), or null if unset. */
-    static String environmentConnectString() {
-        String url = System.getenv(ENVIRONMENT_URL);
-        if (url == null || url.isBlank()) {
-            return null;
-        }
-        String rest = url.trim();
-        if (!rest.startsWith("zookeeper://")) {
-            throw new IllegalStateException(ENVIRONMENT_URL + " must be a zookeeper:// URL such as"
-                    + " zookeeper://127.0.0.1:2181, got '" + url + "'");
-        }
-        rest = rest.substring("zookeeper://".length());
-        int end = rest.indexOf('/');
-        int query = rest.indexOf('?');
-        if (end < 0 || (query >= 0 && query < end)) {
-            end = query;
-        }
-        return end < 0 ? rest : rest.substring(0, end);
-    }
 
     /** A root of its own for one test run, so that runs on a shared server never see each other's nodes. */
     static String uniqueRoot(String name) {
@@ -64,7 +42,8 @@ final class ZooKeeperTestSupport {
             if (!admin.blockUntilConnected(10, TimeUnit.SECONDS)) {
                 admin.close();
                 throw new IllegalStateException("No ZooKeeper answers at " + connectString
-                        + "; start one there or unset " + ENVIRONMENT_URL + " to use the embedded server");
+                        + "; start one there or unset " + TestZooKeeper.ENVIRONMENT_VARIABLE
+                        + " to use the embedded server");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockTimeoutException;
+import org.locksmith.lock.testservers.EmbeddedZooKeeper;
 import org.locksmith.lock.zookeeper.internal.LockNodes;
 
 /** The recipe's watches: none lost at a grant, none left behind by attempts that give up. */

@@ -1,18 +1,24 @@
-package org.locksmith.lock.redis;
+package org.locksmith.lock.testservers;
 
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import redis.embedded.RedisServer;
 
 /**
- * The Redis a test class runs against, found in the order of DESIGN.md: {@code LOCKSMITH_TEST_REDIS_URL}, else
- * Testcontainers when a Docker engine answers, else an embedded Redis (embedded-redis, Redis 6.2) started here.
- * Close it in {@code @AfterAll}; closing stops only what this class started.
+ * The Redis a test class runs against, found in the order of DESIGN.md: {@value #ENVIRONMENT_VARIABLE}, else
+ * Testcontainers ({@code redis:7.2}) when a Docker engine answers, else an embedded Redis (embedded-redis, Redis 6.2)
+ * started here. Close it in {@code @AfterAll}; closing stops only what was started for it, never the environment's
+ * server. Tests never flush it: they isolate themselves with key prefixes of their own.
  */
-final class TestRedis implements AutoCloseable {
-    static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_REDIS_URL";
+public final class TestRedis implements AutoCloseable {
+    /** The environment variable that names the Redis to use ({@code redis://host:port}); it wins over the rest. */
+    public static final String ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_REDIS_URL";
+
+    private static final ReentrantLock SHARED_LOCK = new ReentrantLock();
+    private static TestRedis shared;
 
     private final String url;
     private final String origin;
@@ -24,8 +30,13 @@ final class TestRedis implements AutoCloseable {
         this.stop = stop;
     }
 
-    /** The discovery order above. */
-    static TestRedis discover() {
+    /**
+     * Finds or starts a Redis in the order above.
+     *
+     * @return the server, to be closed by the caller
+     * @throws IllegalStateException saying what to set or start, if no Redis can be had
+     */
+    public static TestRedis discover() {
         String given = System.getenv(ENVIRONMENT_VARIABLE);
         if (given != null && !given.isBlank()) {
             return new TestRedis(given.trim(), ENVIRONMENT_VARIABLE, () -> {});
@@ -34,9 +45,35 @@ final class TestRedis implements AutoCloseable {
         return container.orElseGet(TestRedis::embedded);
     }
 
-    /** An embedded Redis, whatever the environment says: the fresh-machine path. */
+    /**
+     * The URL of one Redis shared by every test of this JVM: found as {@link #discover()} does on the first call and
+     * stopped when the JVM exits.
+     *
+     * @return as {@link #url()}
+     * @throws IllegalStateException saying what to set or start, if no Redis can be had
+     */
+    public static String sharedUrl() {
+        SHARED_LOCK.lock();
+        try {
+            if (shared == null) {
+                TestRedis found = discover();
+                Runtime.getRuntime().addShutdownHook(new Thread(found::close, "locksmith-test-redis-stop"));
+                shared = found;
+            }
+            return shared.url;
+        } finally {
+            SHARED_LOCK.unlock();
+        }
+    }
+
+    /**
+     * Starts an embedded Redis on a free loopback port, whatever the environment says: the fresh-machine path.
+     *
+     * @return the server, to be closed by the caller
+     * @throws IllegalStateException saying what to set or install, if it cannot start
+     */
     @SuppressWarnings("deprecation")
-    static TestRedis embedded() {
+    public static TestRedis embedded() {
         try {
             int port = PrivateRedis.freePort();
             RedisServer server = RedisServer.newRedisServer()
@@ -75,14 +112,20 @@ final class TestRedis implements AutoCloseable {
                 redis::stop));
     }
 
-    String url() {
+    /**
+     * Where the server answers.
+     *
+     * @return the environment's URL as given, else {@code redis://host:port}
+     */
+    public String url() {
         return url;
     }
 
-    String origin() {
-        return origin;
-    }
-
+    /**
+     * Stops the server if it was started for this instance; a server named by the environment is left alone.
+     *
+     * @throws IllegalStateException if the server could not be stopped
+     */
     @Override
     public void close() {
         try {

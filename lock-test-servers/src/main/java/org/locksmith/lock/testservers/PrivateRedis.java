@@ -1,28 +1,34 @@
-package org.locksmith.lock.redis;
+package org.locksmith.lock.testservers;
 
 import static org.awaitility.Awaitility.await;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.embedded.core.ExecutableProvider;
 
 /**
  * A {@code redis-server} the test starts on a free loopback port, with no persistence ({@code --save ""
  * --appendonly no}), so that a kill and restart loses every key, as a crash of an unpersisted Redis does. Tests may
- * kill, restart and pause (SIGSTOP) it; {@link #close()} stops it.
+ * kill, restart and pause (SIGSTOP) it, which they must never do to the shared server of {@link TestRedis};
+ * {@link #close()} stops it and deletes its files. The binary is the installed {@code redis-server}, else the one
+ * embedded-redis ships ({@link #binary()}).
  */
-final class PrivateRedis implements AutoCloseable {
-    /** Set to true to use embedded-redis's bundled binary even where redis-server is installed (as on CI). */
-    static final String BUNDLED_PROPERTY = "locksmith.test.bundledRedis";
+public final class PrivateRedis implements AutoCloseable {
+    /** Set this system property to true to use embedded-redis's bundled binary even where redis-server is installed. */
+    private static final String BUNDLED_PROPERTY = "locksmith.test.bundledRedis";
 
     private final int port;
     private final List<String> extraArgs;
@@ -37,8 +43,14 @@ final class PrivateRedis implements AutoCloseable {
         this.dir = Files.createTempDirectory("locksmith-redis-" + port + "-");
     }
 
-    /** Starts a private server; fails with what to install if {@code redis-server} is missing. */
-    static PrivateRedis start(String... extraArgs) {
+    /**
+     * Starts a private server and waits until it answers PING.
+     *
+     * @param extraArgs further {@code redis-server} arguments, such as {@code "--maxmemory", "1mb"}
+     * @return the running server, to be closed by the caller
+     * @throws IllegalStateException if it does not start, saying what to install if {@code redis-server} is missing
+     */
+    public static PrivateRedis start(String... extraArgs) {
         try {
             PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs), null);
             try {
@@ -53,8 +65,14 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
-    /** A private server that requires {@code password} (requirepass). */
-    static PrivateRedis startWithPassword(String password) {
+    /**
+     * Starts a private server that requires {@code password} ({@code requirepass}); {@link #jedis()} sends it.
+     *
+     * @param password the server's password
+     * @return the running server, to be closed by the caller
+     * @throws IllegalStateException if it does not start
+     */
+    public static PrivateRedis startWithPassword(String password) {
         try {
             PrivateRedis redis = new PrivateRedis(freePort(), List.of("--requirepass", password), password);
             try {
@@ -72,8 +90,11 @@ final class PrivateRedis implements AutoCloseable {
     /**
      * The installed {@code redis-server} if there is one, else the Redis 6.2 binary that embedded-redis ships for
      * this platform: the fault and cluster tests run on a fresh machine with only a JDK too.
+     *
+     * @return the path of an executable {@code redis-server}
+     * @throws IllegalStateException saying what to install, if there is neither
      */
-    static String binary() {
+    public static String binary() {
         if (Boolean.getBoolean(BUNDLED_PROPERTY)) {
             return bundled();
         }
@@ -96,8 +117,7 @@ final class PrivateRedis implements AutoCloseable {
 
     private static String bundled() {
         try {
-            File bundled = redis.embedded.core.ExecutableProvider.newJarResourceProvider()
-                    .get();
+            File bundled = ExecutableProvider.newJarResourceProvider().get();
             if (bundled.canExecute() || bundled.setExecutable(true)) {
                 return bundled.getPath();
             }
@@ -109,10 +129,19 @@ final class PrivateRedis implements AutoCloseable {
                 + " PATH (embedded-redis has no binary for this platform)");
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    /**
+     * A port of the loopback address that was free a moment ago (another process may take it before the caller
+     * binds it).
+     *
+     * @return the port
+     * @throws UncheckedIOException if no port can be bound
+     */
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on the loopback address", e);
         }
     }
 
@@ -153,32 +182,51 @@ final class PrivateRedis implements AutoCloseable {
                 });
     }
 
-    int port() {
+    /**
+     * The server's port on 127.0.0.1; it stays the same across {@link #restart()}.
+     *
+     * @return the port
+     */
+    public int port() {
         return port;
     }
 
-    Path dir() {
-        return dir;
-    }
-
-    String url() {
+    /**
+     * Where the server answers.
+     *
+     * @return {@code redis://127.0.0.1:PORT}
+     */
+    public String url() {
         return "redis://127.0.0.1:" + port;
     }
 
     /**
-     * {@link #url()} with {@code params} and the restart hold-off off, for tests that are not about restarts (a
-     * server just started would otherwise grant nothing for a lease time).
+     * {@link #url()} as a Locksmith lock URL with {@code params} and the restart hold-off off, for tests that are
+     * not about restarts (a server just started would otherwise grant nothing for a lease time).
+     *
+     * @param params further query parameters joined by {@code &}, or empty
+     * @return {@code redis://127.0.0.1:PORT?restartHoldOffMs=0[&params]}
      */
-    String url(String params) {
+    public String url(String params) {
         return url() + "?restartHoldOffMs=0" + (params.isEmpty() ? "" : "&" + params);
     }
 
-    HostAndPort hostAndPort() {
+    /**
+     * The server's address for Jedis.
+     *
+     * @return 127.0.0.1 and {@link #port()}
+     */
+    public HostAndPort hostAndPort() {
         return new HostAndPort("127.0.0.1", port);
     }
 
-    /** A plain connection for the test's own commands (INFO, CLIENT KILL, DEL); close it after use. */
-    Jedis jedis() {
+    /**
+     * A plain connection for the test's own commands (INFO, CLIENT KILL, DEL), with a 5 s timeout and the password
+     * if the server has one.
+     *
+     * @return a new connection, to be closed by the caller
+     */
+    public Jedis jedis() {
         return new Jedis(
                 hostAndPort(),
                 DefaultJedisClientConfig.builder()
@@ -188,8 +236,12 @@ final class PrivateRedis implements AutoCloseable {
                         .build());
     }
 
-    /** Kills the server (SIGKILL: nothing saved) and starts it again on the same port, empty. */
-    void restart() {
+    /**
+     * Kills the server (SIGKILL: nothing saved) and starts it again on the same port, empty; returns once it answers.
+     *
+     * @throws IllegalStateException if it does not start again
+     */
+    public void restart() {
         kill();
         try {
             startProcess();
@@ -198,13 +250,22 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
-    /** SIGSTOP: the server keeps its socket open but answers nothing, like a stalled host. */
-    void pause() {
+    /**
+     * Sends SIGSTOP: the server keeps its socket open but answers nothing, like a stalled host, until {@link
+     * #resume()}.
+     *
+     * @throws IllegalStateException if the signal cannot be sent
+     */
+    public void pause() {
         signal("STOP");
     }
 
-    /** SIGCONT after {@link #pause()}. */
-    void resume() {
+    /**
+     * Sends SIGCONT after {@link #pause()}.
+     *
+     * @throws IllegalStateException if the signal cannot be sent
+     */
+    public void resume() {
         signal("CONT");
     }
 
@@ -234,11 +295,12 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
+    /** Kills the server (SIGKILL, also when paused) and deletes its directory; idempotent. */
     @Override
     public void close() {
         kill();
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
         } catch (IOException ignored) {
             // a temp directory left behind is harmless
         }

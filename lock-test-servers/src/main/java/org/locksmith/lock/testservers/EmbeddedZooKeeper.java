@@ -1,4 +1,4 @@
-package org.locksmith.lock.zookeeper;
+package org.locksmith.lock.testservers;
 
 import java.io.File;
 import java.io.IOException;
@@ -16,16 +16,20 @@ import org.apache.zookeeper.server.DataNode;
 import org.apache.zookeeper.server.ZooKeeperServer;
 
 /**
- * A private in-process ZooKeeper server (curator-test) for tests that restart it, stop it or read its statistics.
+ * A private in-process ZooKeeper server (curator-test) on a free port of 127.0.0.1, for tests that restart it, stop
+ * it or read its statistics (every four-letter word is allowed); {@link #close()} stops it.
  *
  * <p>It runs with a 100 ms tick so that the 2 s session timeout of the tests is accepted (a server grants 2 to 20
  * ticks), and with the container reaper checking every {@value #CONTAINER_CHECK_MS} ms instead of every minute, so
  * that the cleanup test sees empty lock parents go within seconds. Both settings are JVM-wide system properties read
  * when a server starts.
  */
-final class EmbeddedZooKeeper implements AutoCloseable {
-    static final int TICK_MS = 100;
-    static final int CONTAINER_CHECK_MS = 500;
+public final class EmbeddedZooKeeper implements AutoCloseable {
+    /** The server's tick: it grants session timeouts of 2 to 20 ticks. */
+    public static final int TICK_MS = 100;
+    /** How often, by default, the server deletes container nodes left empty. */
+    public static final int CONTAINER_CHECK_MS = 500;
+
     private static final ReentrantLock STARTING = new ReentrantLock();
 
     private final InstanceSpec spec;
@@ -36,27 +40,44 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         configureServers();
     }
 
-    /** Sets the server-side system properties; call before starting any in-process server (also a cluster). */
+    /**
+     * Sets the JVM-wide server-side system properties of these servers: the container reaper's interval, every
+     * four-letter word allowed, no admin web server. Runs before any of these servers starts, also an ensemble.
+     */
     static void configureServers() {
         System.setProperty("znode.container.checkIntervalMs", String.valueOf(CONTAINER_CHECK_MS));
         System.setProperty("zookeeper.4lw.commands.whitelist", "*");
         System.setProperty("zookeeper.admin.enableServer", "false");
     }
 
-    EmbeddedZooKeeper() {
+    /**
+     * Starts a server whose container reaper runs every {@value #CONTAINER_CHECK_MS} ms.
+     *
+     * @throws IllegalStateException if it cannot start
+     */
+    public EmbeddedZooKeeper() {
         this(CONTAINER_CHECK_MS);
     }
 
-    /** A server whose container reaper runs every {@code containerCheckMs} (a minute is ZooKeeper's default). */
-    EmbeddedZooKeeper(int containerCheckMs) {
+    /**
+     * Starts a server whose container reaper runs every {@code containerCheckMs} (a minute is ZooKeeper's default).
+     *
+     * @param containerCheckMs the reaper's interval
+     * @throws IllegalStateException if it cannot start
+     */
+    public EmbeddedZooKeeper(int containerCheckMs) {
         this(containerCheckMs, Map.of());
     }
 
     /**
      * A server that grants sessions of up to {@code maxSessionTimeoutMs} (20 ticks, 2 s, by default), for tests
      * whose outages must be longer than a connection timeout and still shorter than the session.
+     *
+     * @param maxSessionTimeoutMs the longest session the server grants
+     * @return the running server
+     * @throws IllegalStateException if it cannot start
      */
-    static EmbeddedZooKeeper withMaxSessionTimeout(int maxSessionTimeoutMs) {
+    public static EmbeddedZooKeeper withMaxSessionTimeout(int maxSessionTimeoutMs) {
         return new EmbeddedZooKeeper(
                 CONTAINER_CHECK_MS, Map.of("maxSessionTimeout", String.valueOf(maxSessionTimeoutMs)));
     }
@@ -89,22 +110,43 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         }
     }
 
-    int port() {
+    /**
+     * The server's port on 127.0.0.1; it stays the same across {@link #restart()} and {@link #stop()}.
+     *
+     * @return the port
+     */
+    public int port() {
         return spec.getPort();
     }
 
-    String connectString() {
+    /**
+     * The server's address for ZooKeeper clients.
+     *
+     * @return {@code 127.0.0.1:PORT}
+     */
+    public String connectString() {
         return "127.0.0.1:" + spec.getPort();
     }
 
-    /** A lock URL for this server. */
-    String url(String root, long sessionTimeoutMs, long connectionTimeoutMs) {
+    /**
+     * A Locksmith lock URL for this server.
+     *
+     * @param root the chroot of the locks, starting with {@code /}
+     * @param sessionTimeoutMs the session timeout to ask for
+     * @param connectionTimeoutMs the connection timeout
+     * @return {@code zookeeper://127.0.0.1:PORT<root>?sessionTimeoutMs=...&connectionTimeoutMs=...}
+     */
+    public String url(String root, long sessionTimeoutMs, long connectionTimeoutMs) {
         return "zookeeper://" + connectString() + root + "?sessionTimeoutMs=" + sessionTimeoutMs
                 + "&connectionTimeoutMs=" + connectionTimeoutMs;
     }
 
-    /** Crash-restarts the server on the same port and data directory (nothing acknowledged is lost). */
-    void restart() {
+    /**
+     * Crash-restarts the server on the same port and data directory (nothing acknowledged is lost).
+     *
+     * @throws IllegalStateException if it cannot restart
+     */
+    public void restart() {
         try {
             server.restart();
         } catch (Exception e) {
@@ -115,8 +157,11 @@ final class EmbeddedZooKeeper implements AutoCloseable {
     /**
      * Stops the server until the returned handle is closed. A stopped {@link TestingServer} cannot start again on
      * its port, so the outage ends with a new server on the same port and data directory.
+     *
+     * @return the handle whose {@code close()} starts the server again
+     * @throws UncheckedIOException if the server cannot be stopped
      */
-    AutoCloseable stop() {
+    public AutoCloseable stop() {
         try {
             server.stop();
         } catch (IOException e) {
@@ -130,8 +175,12 @@ final class EmbeddedZooKeeper implements AutoCloseable {
      * as if that many children had been created and deleted under it: a test reaches the counter's wrap at
      * 2<sup>31</sup> without 2<sup>31</sup> round trips. No client API can do this, so it reaches into curator-test's
      * and ZooKeeper's server classes; an upgrade that renames them fails here, loudly.
+     *
+     * @param path the node's path
+     * @param cversion the child version to set
+     * @throws IllegalStateException if there is no such node or the server's classes cannot be reached
      */
-    void setChildVersion(String path, int cversion) {
+    public void setChildVersion(String path, int cversion) {
         try {
             Object testingServer = call(server, TestingServer.class, "getTestingZooKeeperServer");
             Object main = call(testingServer, testingServer.getClass(), "getMain");
@@ -158,10 +207,10 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         return m.invoke(target);
     }
 
-    /** The answer of a four-letter word such as {@code srvr} or {@code mntr}. */
-    String fourLetterWord(String word) {
+    /** The answer of a four-letter word such as {@code srvr}, sent with ZooKeeper's own client. */
+    static String fourLetterWord(int port, String word, int timeoutMs) {
         try {
-            return FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), word, false, 2000);
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", port, word, false, timeoutMs);
         } catch (IOException e) {
             throw new UncheckedIOException("four-letter word " + word + " failed", e);
         } catch (X509Exception.SSLContextException e) {
@@ -169,9 +218,20 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         }
     }
 
-    /** Requests the server has received from clients so far (pings included), from {@code srvr}. */
-    long requestsReceived() {
-        for (String line : fourLetterWord("srvr").split("\n")) {
+    /**
+     * Requests the server has received from clients so far (pings included), from {@code srvr}, which counts
+     * itself too.
+     *
+     * @return the count
+     * @throws UncheckedIOException if the server does not answer
+     */
+    public long requestsReceived() {
+        return requestsReceived(fourLetterWord(spec.getPort(), "srvr", 2000));
+    }
+
+    /** The {@code Received:} count of an answer to {@code srvr}. */
+    static long requestsReceived(String srvr) {
+        for (String line : srvr.split("\n")) {
             if (line.startsWith("Received:")) {
                 return Long.parseLong(line.substring("Received:".length()).trim());
             }
@@ -179,6 +239,11 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         throw new IllegalStateException("srvr gave no 'Received:' line");
     }
 
+    /**
+     * Stops the server.
+     *
+     * @throws IOException if it cannot be stopped
+     */
     @Override
     public void close() throws IOException {
         server.close();
