@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -28,19 +29,45 @@ final class TckReport implements BeforeEachCallback, AfterEachCallback, TestWatc
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(TckReport.class);
 
-    /** What one class run collects. */
+    /**
+     * What one class run collects, per invocation of the class: a class runs once, a {@code @ParameterizedClass}
+     * once per configuration, and each configuration gets its own report (the class's {@code afterAll} comes once,
+     * after all of them).
+     */
     private static final class Run {
+        final Map<String, InvocationResults> byInvocation = new ConcurrentHashMap<>();
+    }
+
+    private static final class InvocationResults {
         final List<TckResults.TestResult> tests = Collections.synchronizedList(new ArrayList<>());
         volatile String backend;
         volatile Set<LockFeature> features;
     }
 
+    /** The run of the test class, kept in its outermost context (the class, or the class template). */
     private static Run run(ExtensionContext context) {
+        return outermost(context).getStore(NS).getOrComputeIfAbsent("run", k -> new Run(), Run.class);
+    }
+
+    /** The results of the invocation of the class that {@code context} (a test method's) belongs to. */
+    private static InvocationResults invocation(ExtensionContext context) {
+        ExtensionContext top = outermost(context);
+        ExtensionContext below = context;
+        while (below.getParent().isPresent() && below.getParent().get() != top) {
+            below = below.getParent().get();
+        }
+        String id = below.getTestMethod().isPresent() ? top.getUniqueId() : below.getUniqueId();
+        return run(context).byInvocation.computeIfAbsent(id, k -> new InvocationResults());
+    }
+
+    private static ExtensionContext outermost(ExtensionContext context) {
+        Class<?> testClass = context.getRequiredTestClass();
         ExtensionContext c = context;
-        while (c.getTestMethod().isPresent() && c.getParent().isPresent()) {
+        while (c.getParent().isPresent()
+                && c.getParent().get().getTestClass().filter(testClass::equals).isPresent()) {
             c = c.getParent().get();
         }
-        return c.getStore(NS).getOrComputeIfAbsent("run", k -> new Run(), Run.class);
+        return c;
     }
 
     @Override
@@ -52,10 +79,10 @@ final class TckReport implements BeforeEachCallback, AfterEachCallback, TestWatc
     public void afterEach(ExtensionContext context) {
         Object instance = context.getTestInstance().orElse(null);
         if (instance instanceof LockTck tck) {
-            Run run = run(context);
             if (tck.reportedBackend() != null) {
-                run.backend = tck.reportedBackend();
-                run.features = tck.reportedFeatures();
+                InvocationResults results = invocation(context);
+                results.backend = tck.reportedBackend();
+                results.features = tck.reportedFeatures();
             }
             context.getStore(NS).put("notes", tck.reportedNotes());
         }
@@ -92,41 +119,42 @@ final class TckReport implements BeforeEachCallback, AfterEachCallback, TestWatc
         Long start = context.getStore(NS).get("start", Long.class);
         long millis = start == null ? 0 : (System.nanoTime() - start) / 1_000_000;
         Map<String, String> notes = context.getStore(NS).get("notes", Map.class);
-        run(context)
+        invocation(context)
                 .tests
                 .add(new TckResults.TestResult(name, status, message, millis, notes == null ? Map.of() : notes));
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        Run run = run(context);
         String testClass = context.getRequiredTestClass().getName();
-        String backend = run.backend != null
-                ? run.backend
-                : context.getRequiredTestClass().getSimpleName();
-        Set<String> features = new TreeSet<>();
-        if (run.features != null) {
-            run.features.forEach(f -> features.add(f.name()));
-        }
-        List<TckResults.TestResult> tests;
-        synchronized (run.tests) {
-            tests = new ArrayList<>(run.tests);
-        }
         Path dir = Path.of(context.getConfigurationParameter(REPORT_DIR_PROPERTY)
                 .orElse(System.getProperty(REPORT_DIR_PROPERTY, "target/locksmith-tck")));
-        try {
-            TckResults.write(
-                    dir,
-                    new TckResults.BackendRun(
-                            backend,
-                            testClass,
-                            features,
-                            TckTimings.slackFactor(),
-                            Instant.now().toString(),
-                            tests));
-        } catch (Exception e) {
-            // A report that cannot be written must not hide the test results themselves.
-            System.err.println("[locksmith-tck] could not write the TCK report to " + dir + ": " + e);
+        for (InvocationResults results : run(context).byInvocation.values()) {
+            String backend = results.backend != null
+                    ? results.backend
+                    : context.getRequiredTestClass().getSimpleName();
+            Set<String> features = new TreeSet<>();
+            if (results.features != null) {
+                results.features.forEach(f -> features.add(f.name()));
+            }
+            List<TckResults.TestResult> tests;
+            synchronized (results.tests) {
+                tests = new ArrayList<>(results.tests);
+            }
+            try {
+                TckResults.write(
+                        dir,
+                        new TckResults.BackendRun(
+                                backend,
+                                testClass,
+                                features,
+                                TckTimings.slackFactor(),
+                                Instant.now().toString(),
+                                tests));
+            } catch (Exception failure) {
+                // A report that cannot be written must not hide the test results themselves.
+                System.err.println("[locksmith-tck] could not write the TCK report to " + dir + ": " + failure);
+            }
         }
     }
 }

@@ -519,4 +519,17 @@ final class BrokenTcks {
                     + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
         }
     }
+
+    /** The reference as a {@code @ParameterizedClass}, one backend name per configuration: one report each. */
+    @org.junit.jupiter.params.ParameterizedClass
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"one", "two"})
+    static class ParameterizedReference extends MemoryTck {
+        @org.junit.jupiter.params.Parameter
+        String configuration;
+
+        @Override
+        String name() {
+            return "reference-memory-param-" + configuration;
+        }
+    }
 }

@@ -33,6 +33,37 @@ class ReportAndGatingTest {
     Path reportDir;
 
     @Test
+    void aParameterizedTckClassWritesOneReportPerConfiguration() throws Exception {
+        SummaryGeneratingListener summary = new SummaryGeneratingListener();
+        var request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(BrokenTcks.ParameterizedReference.class))
+                .filters(org.junit.platform.launcher.MethodFilter.includeMethodNamePatterns(
+                        ".*c02_progress_freeKeyGrantedInOneAttempt.*", ".*c03_.*"))
+                .configurationParameter("locksmith.tck.reportDir", reportDir.toString())
+                .build();
+        LauncherFactory.create().execute(request, summary);
+        assertThat(summary.getSummary().getTestsSucceededCount()).isEqualTo(4);
+        for (String configuration : List.of("one", "two")) {
+            String backend = "reference-memory-param-" + configuration;
+            List<Path> reports;
+            try (var files = Files.list(reportDir)) {
+                reports = files.filter(p -> p.getFileName().toString().startsWith(backend + "--"))
+                        .toList();
+            }
+            assertThat(reports)
+                    .as("the reports of configuration " + configuration)
+                    .hasSize(1);
+            Path json = reports.get(0);
+            TckResults.BackendRun run = TckResults.fromJson(Files.readString(json, StandardCharsets.UTF_8));
+            assertThat(run.backend()).isEqualTo(backend);
+            assertThat(run.tests())
+                    .extracting(TckResults.TestResult::status)
+                    .as(backend + "'s tests (c02's free key and c03's two; the undeclared side skipped)")
+                    .containsExactlyInAnyOrder("passed", "passed", "skipped");
+        }
+    }
+
+    @Test
     void undeclaredFeaturesAreSkippedWithTheirNameAndTheirOtherSideIsChecked() throws Exception {
         Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
         Map<String, String> skipReasons = new ConcurrentHashMap<>();
