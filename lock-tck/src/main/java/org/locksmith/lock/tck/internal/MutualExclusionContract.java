@@ -538,16 +538,9 @@ public final class MutualExclusionContract {
 
     /**
      * With BLOCKING_WAKEUP, at most this many handoffs of one test may exceed the tail bound ({@link
-     * #HANDOFF_TAIL}): one, for a GC pause or a scheduling hiccup of the test machine.
+     * #handoffTail}): one, for a GC pause or a scheduling hiccup of the test machine.
      */
     static final int HANDOFF_SLOW_ALLOWED = 1;
-
-    /**
-     * The longest a woken waiter may take, but for {@link #HANDOFF_SLOW_ALLOWED} handoffs. Not stretched by the time
-     * factor: a store wakes a waiter in a few ms even on a slow machine, while a waiter that missed its wake-up waits
-     * for a fallback (a re-check, a poll, its lease timer) that a stretched bound would let pass.
-     */
-    static final Duration HANDOFF_TAIL = Duration.ofMillis(100);
 
     /** The shortest delay from the waiter's first attempt to the release: time to reach its blocking wait. */
     static final Duration HANDOFF_SETTLE = Duration.ofMillis(100);
@@ -628,7 +621,7 @@ public final class MutualExclusionContract {
      * With BLOCKING_WAKEUP the median latency must be within {@code timings().handoff()} (stretched by the time
      * factor): a waiter woken by the store is granted within a few ms of any release, while a poll interval's phase
      * cannot line up with every release, and one slow handoff from load noise does not move a median; and at most
-     * {@value #HANDOFF_SLOW_ALLOWED} may exceed {@link #HANDOFF_TAIL}. Without it the median must be within the
+     * {@value #HANDOFF_SLOW_ALLOWED} may exceed {@link #handoffTail}. Without it the median must be within the
      * hand-off plus 2 s.
      */
     private void judgeHandoffs(String at, String where, List<Long> latencies, List<Long> delays) {
@@ -649,16 +642,27 @@ public final class MutualExclusionContract {
         if (blocking) {
             // A median hides a wake-up lost now and then: the waiter is granted only at some fallback (a re-check,
             // a reconnect, its lease timer), hundreds of ms later. More than one such handoff is a lost wake-up.
-            List<Long> slow =
-                    latencies.stream().filter(l -> l > HANDOFF_TAIL.toNanos()).toList();
-            env.note("handoffs" + where + " slower than " + HANDOFF_TAIL.toMillis() + " ms", slow.size());
+            Duration tail = handoffTail();
+            List<Long> slow = latencies.stream().filter(l -> l > tail.toNanos()).toList();
+            env.note("handoffs" + where + " slower than " + tail.toMillis() + " ms", slow.size());
             if (slow.size() > HANDOFF_SLOW_ALLOWED) {
                 fail(at + slow.size() + " of " + latencies.size() + " handoffs" + where + " " + observed
-                        + " took longer than " + HANDOFF_TAIL.toMillis() + " ms (at most " + HANDOFF_SLOW_ALLOWED
+                        + " took longer than " + tail.toMillis() + " ms (at most " + HANDOFF_SLOW_ALLOWED
                         + " may, for load noise; not stretched by the time factor): BLOCKING_WAKEUP declared, so"
                         + " each release must wake the waiter; a lost wake-up leaves it to a fallback re-check");
             }
         }
+    }
+
+    /**
+     * The longest a woken waiter may take, but for {@link #HANDOFF_SLOW_ALLOWED} handoffs: 4 x {@code
+     * timings().handoff()} or 100 ms, whichever is longer. Not stretched by the time factor: a store wakes a waiter
+     * in a few ms even on a slow machine, while a waiter that missed its wake-up waits for a fallback (a re-check, a
+     * poll, its lease timer) that a stretched bound would let pass.
+     */
+    private Duration handoffTail() {
+        Duration four = env.timings().handoff().multipliedBy(4);
+        return four.compareTo(Duration.ofMillis(100)) > 0 ? four : Duration.ofMillis(100);
     }
 
     /** {@code rounds} delays after {@link #HANDOFF_SETTLE}, one per stratum of {@link #HANDOFF_SPREAD}, shuffled. */
