@@ -346,8 +346,7 @@ public final class CoreLockClient implements LockClient {
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");
         }
-        LockEvents.acquired(
-                name, key, startNanos, fencing ? lease.backendLease().fencingToken() : -1);
+        LockEvents.acquired(name, key, startNanos, lease.backendLease(), fencing);
         return lease;
     }
 

@@ -123,7 +123,7 @@ final class LeaseRenewer {
             @Override
             public void unconfirmed(BackendLease lease, Throwable cause) {
                 settle(outcomes, lease, l -> {
-                    LockEvents.renewalFailed(client.backend(), l.key(), String.valueOf(cause));
+                    LockEvents.renewalFailed(client.backend(), l.key(), cause);
                     CoreLockClient.LOG.log(
                             System.Logger.Level.WARNING,
                             "Renewal of key '" + l.key() + "' not confirmed; will retry: " + cause);
@@ -143,7 +143,7 @@ final class LeaseRenewer {
                     LockEvents.renewalFailed(
                             client.backend(),
                             o.lease.key(),
-                            failed != null ? String.valueOf(failed) : "the backend reported no outcome");
+                            failed != null ? failed : "the backend reported no outcome");
                     o.lease.io.release();
                 }
             }

@@ -7,6 +7,7 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
+import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The JDK Flight Recorder events of the core, one per thing a user of a lock wants to see over time: grants with
@@ -143,14 +144,17 @@ final class LockEvents {
         return new Acquired().isEnabled() || new TimedOut().isEnabled() ? System.nanoTime() : 0;
     }
 
-    /** A grant; nothing if the recording began during the wait ({@code startNanos} 0). */
-    static void acquired(String backend, String key, long startNanos, long fencingToken) {
+    /**
+     * A grant; nothing if the recording began during the wait ({@code startNanos} 0). The token is read from {@code
+     * lease} only when the event is recorded, and only if {@code fencing}.
+     */
+    static void acquired(String backend, String key, long startNanos, BackendLease lease, boolean fencing) {
         Acquired e = new Acquired();
         if (startNanos != 0 && e.shouldCommit()) {
             e.backend = backend;
             e.key = key;
             e.waitTime = System.nanoTime() - startNanos;
-            e.fencingToken = fencingToken;
+            e.fencingToken = fencing ? lease.fencingToken() : -1;
             e.commit();
         }
     }
@@ -187,12 +191,13 @@ final class LockEvents {
         }
     }
 
-    static void renewalFailed(String backend, String key, String reason) {
+    /** A renewal not confirmed, because of {@code cause} (its text is built only when the event is recorded). */
+    static void renewalFailed(String backend, String key, Object cause) {
         RenewalFailed e = new RenewalFailed();
         if (e.shouldCommit()) {
             e.backend = backend;
             e.key = key;
-            e.reason = reason;
+            e.reason = String.valueOf(cause);
             e.commit();
         }
     }
