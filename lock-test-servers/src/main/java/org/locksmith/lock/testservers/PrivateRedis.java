@@ -51,8 +51,12 @@ public final class PrivateRedis implements AutoCloseable {
      * @throws IllegalStateException if it does not start, saying what to install if {@code redis-server} is missing
      */
     public static PrivateRedis start(String... extraArgs) {
+        return start(List.of(extraArgs), null);
+    }
+
+    private static PrivateRedis start(List<String> args, String password) {
         try {
-            PrivateRedis redis = new PrivateRedis(freePort(), List.of(extraArgs), null);
+            PrivateRedis redis = new PrivateRedis(freePort(), args, password);
             try {
                 redis.startProcess();
             } catch (RuntimeException e) {
@@ -73,18 +77,7 @@ public final class PrivateRedis implements AutoCloseable {
      * @throws IllegalStateException if it does not start
      */
     public static PrivateRedis startWithPassword(String password) {
-        try {
-            PrivateRedis redis = new PrivateRedis(freePort(), List.of("--requirepass", password), password);
-            try {
-                redis.startProcess();
-            } catch (RuntimeException e) {
-                redis.close(); // never leave a half-started server behind
-                throw e;
-            }
-            return redis;
-        } catch (IOException e) {
-            throw new IllegalStateException("Could not start a private redis-server: " + e.getMessage(), e);
-        }
+        return start(List.of("--requirepass", password), password);
     }
 
     /**

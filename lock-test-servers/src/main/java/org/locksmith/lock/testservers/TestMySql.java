@@ -3,7 +3,6 @@ package org.locksmith.lock.testservers;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
@@ -48,13 +47,7 @@ public final class TestMySql {
 
     /** A {@code mysql:8.4} container if a Docker engine answers (stopped by Testcontainers' reaper at JVM exit). */
     private static Optional<String> startContainer() {
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException | LinkageError e) {
-            docker = false;
-        }
-        if (!docker) {
+        if (!Docker.answers()) {
             return Optional.empty();
         }
         GenericContainer<?> mysql = new GenericContainer<>("mysql:8.4")

@@ -3,7 +3,6 @@ package org.locksmith.lock.testservers;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import redis.embedded.RedisServer;
 
@@ -95,13 +94,7 @@ public final class TestRedis implements AutoCloseable {
     }
 
     private static Optional<TestRedis> container() {
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException | LinkageError e) {
-            docker = false;
-        }
-        if (!docker) {
+        if (!Docker.answers()) {
             return Optional.empty();
         }
         GenericContainer<?> redis = new GenericContainer<>("redis:7.2").withExposedPorts(6379);
