@@ -3,8 +3,11 @@ package org.locksmith.lock.tck.reference;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInfo;
 import org.locksmith.lock.LockFeature;
 
 /**
@@ -429,55 +432,55 @@ final class BrokenTcks {
     }
 
     /**
-     * The file backend, whose leases the store keeps for L, declaring 3 L: a holder paused past L resumes still
-     * valid while another process holds the key.
+     * A broken variant of the file backend, in a directory of its own: the reference's is removed once the
+     * reference's own run is over, and variants must not see each other's state.
      */
-    static class FileDeclaresLongerLease extends FileReferenceTckTest {
-        /** Its own directory: the reference's is removed once the reference's own run is over. */
-        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
+    abstract static class FileVariant extends FileReferenceTckTest {
+        private static final Map<Class<?>, Path> DIRS = new ConcurrentHashMap<>();
 
-        @AfterAll
-        static void removeOwnDirectory() throws IOException {
-            FileReferenceTckTest.removeTree(OWN_DIR);
-        }
+        /** The URL's parameters, {@code leaseMs} included. */
+        abstract String parameters();
 
         @Override
         String url() {
-            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
-                    + timings().leaseTime().toMillis() + "&declaredLeaseMs="
+            Path dir = DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory());
+            return "file://" + FileReferenceTckTest.ensure(dir) + "?" + parameters();
+        }
+
+        @AfterAll
+        static void removeOwnDirectory(TestInfo info) throws IOException {
+            Path dir = DIRS.remove(info.getTestClass().orElseThrow());
+            if (dir != null) {
+                FileReferenceTckTest.removeTree(dir);
+            }
+        }
+    }
+
+    /**
+     * The file backend, whose leases the store keeps for L, declaring 3 L: a holder paused past L resumes still
+     * valid while another process holds the key.
+     */
+    static class FileDeclaresLongerLease extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&declaredLeaseMs="
                     + timings().leaseTime().multipliedBy(3).toMillis();
         }
     }
 
     /** The file backend taking over an expired lease outside its file lock: racing contenders are all granted. */
-    static class FileRacyTakeover extends FileReferenceTckTest {
-        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
-
-        @AfterAll
-        static void removeOwnDirectory() throws IOException {
-            FileReferenceTckTest.removeTree(OWN_DIR);
-        }
-
+    static class FileRacyTakeover extends FileVariant {
         @Override
-        String url() {
-            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
-                    + timings().leaseTime().toMillis() + "&defect=racy-takeover";
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=racy-takeover";
         }
     }
 
     /** The file backend giving the expired holder's fencing token to whoever takes over its key. */
-    static class FileTokenReusedOnTakeover extends FileReferenceTckTest {
-        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
-
-        @AfterAll
-        static void removeOwnDirectory() throws IOException {
-            FileReferenceTckTest.removeTree(OWN_DIR);
-        }
-
+    static class FileTokenReusedOnTakeover extends FileVariant {
         @Override
-        String url() {
-            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
-                    + timings().leaseTime().toMillis() + "&defect=token-reused-on-takeover";
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=token-reused-on-takeover";
         }
     }
 
@@ -485,17 +488,10 @@ final class BrokenTcks {
      * The file backend keeping unrenewed leases half again as long as the lease it declares: within the 1.5 leases
      * the crash bound once allowed, outside lease + renewal interval + hand-off.
      */
-    static class FileKeepsLeasesHalfAgainAsLong extends FileReferenceTckTest {
-        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
-
-        @AfterAll
-        static void removeOwnDirectory() throws IOException {
-            FileReferenceTckTest.removeTree(OWN_DIR);
-        }
-
+    static class FileKeepsLeasesHalfAgainAsLong extends FileVariant {
         @Override
-        String url() {
-            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
+        String parameters() {
+            return "leaseMs="
                     + timings().leaseTime().multipliedBy(3).dividedBy(2).toMillis() + "&declaredLeaseMs="
                     + timings().leaseTime().toMillis();
         }
@@ -505,18 +501,10 @@ final class BrokenTcks {
      * The file backend declaring BLOCKING_WAKEUP while it wakes only the waiters of its own JVM: waiters in other
      * processes poll every 150 ms.
      */
-    static class FileLocalWakeupOnly extends FileReferenceTckTest {
-        private static final Path OWN_DIR = FileReferenceTckTest.newDirectory();
-
-        @AfterAll
-        static void removeOwnDirectory() throws IOException {
-            FileReferenceTckTest.removeTree(OWN_DIR);
-        }
-
+    static class FileLocalWakeupOnly extends FileVariant {
         @Override
-        String url() {
-            return "file://" + FileReferenceTckTest.ensure(OWN_DIR) + "?leaseMs="
-                    + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
         }
     }
 
