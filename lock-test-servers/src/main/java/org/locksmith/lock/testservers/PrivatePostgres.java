@@ -1,0 +1,307 @@
+package org.locksmith.lock.testservers;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private PostgreSQL server on a free port of 127.0.0.1, from the machine's PostgreSQL binaries ({@value
+ * #BIN_ENVIRONMENT_VARIABLE}, else {@code /usr/lib/postgresql/<newest>/bin}, else {@code pg_ctl} on the {@code PATH};
+ * Debian: {@code apt-get install postgresql}), with trust authentication, user {@code postgres} and database {@code
+ * test}. Run as root, it runs the server as the operating system user {@code postgres} (PostgreSQL refuses root).
+ * Its owner may crash and restart it (the data directory survives), restart it empty, pause and resume it, and must
+ * close it.
+ */
+public final class PrivatePostgres implements AutoCloseable {
+    /** Names the directory with {@code initdb} and {@code postgres}, where the default places are not right. */
+    public static final String BIN_ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_POSTGRES_BIN";
+
+    private final Path bin;
+    private final Path dataDir;
+    private final int port;
+    private final boolean asRoot;
+    private Process server;
+
+    private PrivatePostgres(Path bin, Path dataDir, int port, boolean asRoot) {
+        this.bin = bin;
+        this.dataDir = dataDir;
+        this.port = port;
+        this.asRoot = asRoot;
+    }
+
+    /**
+     * Creates and starts a server, and returns once it has been up for {@code upSeconds} (see {@link
+     * #awaitUptime}).
+     *
+     * @throws IllegalStateException saying what to install or set, if it cannot start
+     */
+    public static PrivatePostgres start(long upSeconds) {
+        Path bin = binaries();
+        try {
+            boolean asRoot = "root".equals(System.getProperty("user.name"));
+            Path dir = Files.createTempDirectory("locksmith-postgres-");
+            PrivatePostgres pg = new PrivatePostgres(bin, dir.resolve("data"), freePort(), asRoot);
+            if (asRoot) {
+                run(List.of("chown", "postgres:postgres", dir.toString()));
+            }
+            pg.initdb();
+            pg.launch();
+            pg.awaitUptime(upSeconds);
+            return pg;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start a private PostgreSQL from " + bin + ": " + e, e);
+        }
+    }
+
+    /** Where the server answers: {@code postgresql://postgres@127.0.0.1:PORT/test}. */
+    public String url() {
+        return "postgresql://postgres@127.0.0.1:" + port + "/test";
+    }
+
+    /** The JDBC URL of database {@code test} (user {@code postgres}, no password). */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/test";
+    }
+
+    /**
+     * Waits until the server serves and has been up for {@code seconds} as Locksmith's restart hold-off counts it,
+     * at most that plus 30 s.
+     */
+    public void awaitUptime(long seconds) {
+        awaitUptime(seconds, "test");
+    }
+
+    private void awaitUptime(long seconds, String database) {
+        await("the private PostgreSQL up for " + seconds + " s")
+                .atMost(Duration.ofSeconds(seconds + 30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsInstanceOf(SQLException.class) // not serving yet
+                .until(() -> {
+                    try (Connection c = DriverManager.getConnection(
+                                    "jdbc:postgresql://127.0.0.1:" + port + "/" + database, "postgres", "");
+                            Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery(
+                                    "SELECT extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())")) {
+                        return rs.next() && rs.getDouble(1) >= seconds;
+                    }
+                });
+    }
+
+    /** Kills the server and every process of it at once (SIGKILL), as a crash would; the data directory stays. */
+    public void crash() {
+        Process p = server;
+        if (p == null) {
+            return;
+        }
+        List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+        all.add(p.toHandle());
+        all.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle h : all) {
+            try {
+                h.onExit().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("a process of the private PostgreSQL did not die: " + h.pid(), e);
+            }
+        }
+        server = null;
+    }
+
+    /** Starts the server again after {@link #crash()}, with the data it had, and returns once it serves. */
+    public void restart() {
+        launch();
+        awaitUptime(0);
+    }
+
+    /** Crashes the server, deletes its data directory, creates it anew and starts it: every table and row is gone. */
+    public void restartEmpty() {
+        crash();
+        deleteDataDir();
+        // a copy of the data directory as initdb left it (with database test): a second initdb would take seconds
+        run(List.of("cp", "-a", pristine().toString(), dataDir.toString()));
+        restart();
+    }
+
+    private Path pristine() {
+        return dataDir.resolveSibling("pristine");
+    }
+
+    /** Stops every process of the server (SIGSTOP): it keeps its sockets and answers nothing until {@link #resume}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Continues every process of the server after {@link #pause}. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        Process p = server;
+        if (p == null) {
+            throw new IllegalStateException("the private PostgreSQL is not running");
+        }
+        List<String> command = new ArrayList<>(List.of("kill", "-" + name, String.valueOf(p.pid())));
+        p.descendants().forEach(h -> command.add(String.valueOf(h.pid())));
+        run(command);
+    }
+
+    private void initdb() throws IOException {
+        Files.createDirectories(dataDir.getParent());
+        run(asUser(List.of(
+                bin.resolve("initdb").toString(),
+                "-D",
+                dataDir.toString(),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync")));
+        launch();
+        try {
+            awaitUptime(0, "postgres");
+            try (Connection c = DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "");
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE DATABASE test");
+            }
+        } catch (SQLException e) {
+            throw new IOException("could not create database test: " + e, e);
+        } finally {
+            crash();
+        }
+        run(List.of("cp", "-a", dataDir.toString(), pristine().toString()));
+    }
+
+    private void launch() {
+        List<String> command = asUser(List.of(
+                bin.resolve("postgres").toString(),
+                "-D",
+                dataDir.toString(),
+                "-p",
+                String.valueOf(port),
+                "-k",
+                dataDir.getParent().toString(),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "max_connections=300",
+                // a crash (SIGKILL) keeps what the OS has: committed data survives; only a power loss would not
+                "-c",
+                "fsync=off"));
+        try {
+            server = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(dataDir.getParent().resolve("server.log").toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start " + command + ": " + e, e);
+        }
+    }
+
+    private List<String> asUser(List<String> command) {
+        if (!asRoot) {
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(
+                List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--reset-env", "--"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    private void deleteDataDir() {
+        try (Stream<Path> files = Files.walk(dataDir)) {
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not delete " + dataDir + ": " + e, e);
+        }
+    }
+
+    /** Kills the server if it runs and deletes its files; never throws. */
+    @Override
+    public void close() {
+        try {
+            crash();
+        } catch (RuntimeException e) {
+            // best effort
+        }
+        try (Stream<Path> files = Files.walk(dataDir.getParent())) {
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException | RuntimeException e) {
+            // best effort
+        }
+    }
+
+    private static Path binaries() {
+        String env = System.getenv(BIN_ENVIRONMENT_VARIABLE);
+        Optional<Path> found = env != null && !env.isBlank()
+                ? Optional.of(Path.of(env.trim()))
+                : newestDebianBin().or(PrivatePostgres::onPath);
+        return found.filter(p -> Files.isExecutable(p.resolve("postgres")) && Files.isExecutable(p.resolve("initdb")))
+                .orElseThrow(() -> new IllegalStateException("No PostgreSQL server binaries (initdb, postgres) for a"
+                        + " private test server: install them (Debian: apt-get install postgresql; .ci/run does) or"
+                        + " set " + BIN_ENVIRONMENT_VARIABLE + " to their directory"));
+    }
+
+    private static Optional<Path> newestDebianBin() {
+        File[] versions = new File("/usr/lib/postgresql").listFiles();
+        if (versions == null) {
+            return Optional.empty();
+        }
+        return Arrays.stream(versions)
+                .filter(f -> f.getName().matches("\\d+"))
+                .max(Comparator.comparingInt(f -> Integer.parseInt(f.getName())))
+                .map(f -> f.toPath().resolve("bin"));
+    }
+
+    private static Optional<Path> onPath() {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        return Arrays.stream(path.split(File.pathSeparator))
+                .map(Path::of)
+                .filter(p -> Files.isExecutable(p.resolve("postgres")))
+                .findFirst();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static void run(List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException(command + " failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(command + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(command + " was interrupted", e);
+        }
+    }
+}
