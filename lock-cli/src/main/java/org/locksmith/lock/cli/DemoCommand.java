@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
                     + " fencing token and how long each waited, kills one holder midway (SIGKILL) and shows the"
                     + " lock pass on once its session expires.",
             "Then runs a quick selection of the TCK against every backend it can reach (the in-process ZooKeeper"
-                    + " always; Redis and MySQL at their default local ports, or the URLs given) and prints the"
+                    + " always; Redis, MySQL and PostgreSQL at their default local ports, or the URLs given) and prints the"
                     + " semantics table side by side. Ends by itself (about a minute); Ctrl-C stops everything."
         },
         footerHeading = "%nExamples:%n",
@@ -107,6 +107,13 @@ final class DemoCommand implements Callable<Integer> {
             paramLabel = "URL",
             description = "MySQL or MariaDB for the table, if reachable. Default: ${DEFAULT-VALUE}.")
     String mysqlUrl;
+
+    @Option(
+            names = "--postgres-url",
+            defaultValue = "postgresql://postgres@127.0.0.1:5432/postgres",
+            paramLabel = "URL",
+            description = "PostgreSQL for the table, if reachable. Default: ${DEFAULT-VALUE}.")
+    String postgresUrl;
 
     @Option(names = "--no-table", description = "Only the contention part; no TCK table.")
     boolean noTable;
@@ -448,6 +455,7 @@ final class DemoCommand implements Callable<Integer> {
         targets.put("zookeeper (in-process)", zkUrl);
         reachable("redis", redisUrl).ifPresent(u -> targets.put("redis", u));
         reachable("mysql", mysqlUrl).ifPresent(u -> targets.put("mysql", u));
+        reachable("postgres", postgresUrl).ifPresent(u -> targets.put("postgres", u));
         Path dir = TempDirs.create("locksmith-demo-tck");
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         int failed = 0;

@@ -14,7 +14,7 @@ class DemoAndCheckTest {
     Path dir;
 
     /**
-     * With nothing but its in-process server (Redis and MySQL pointed at closed ports), the demo ends by itself
+     * With nothing but its in-process server (Redis, MySQL and PostgreSQL pointed at closed ports), the demo ends by itself
      * within its bound, shows a killed holder's lock passing on, and prints the table.
      */
     @Test
@@ -33,14 +33,16 @@ class DemoAndCheckTest {
                 "--redis-url",
                 "redis://127.0.0.1:1",
                 "--mysql-url",
-                "mysql://root@127.0.0.1:1/test")) {
+                "mysql://root@127.0.0.1:1/test",
+                "--postgres-url",
+                "postgresql://postgres@127.0.0.1:1/test")) {
             assertThat(demo.await(Duration.ofSeconds(120))).as("%s", demo).isZero();
             String out = demo.out();
             assertThat(out)
                     .contains("worker-1", "holds", "token", "waited")
                     .contains("KILLED with SIGKILL")
                     .contains("passed on from the killed")
-                    .contains("redis: not reachable", "mysql: not reachable")
+                    .contains("redis: not reachable", "mysql: not reachable", "postgres: not reachable")
                     .contains("| contract | zookeeper |")
                     .contains("| c01 Mutual exclusion | pass |")
                     .contains("| declared features |")
@@ -49,6 +51,28 @@ class DemoAndCheckTest {
             assertThat(demo.err()).doesNotContain("Exception");
         }
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(120));
+    }
+
+    /** check against a live PostgreSQL: the provider is found through the command's class path. */
+    @Test
+    void checkAgainstLivePostgres() throws Exception {
+        try (Cli check = Cli.start(
+                dir,
+                "check",
+                "--url",
+                TestServers.postgres(),
+                "--tests",
+                "c01_mutualExclusion_severalClients|c10_fencing_tokensRiseAcrossClients|c14.*",
+                "--time-factor",
+                "3")) {
+            assertThat(check.await(Duration.ofSeconds(120))).as("%s", check).isZero();
+            assertThat(check.out())
+                    .contains("backend postgresql, declares")
+                    .contains("using sessionTimeoutMs=4000")
+                    .contains("| contract | postgresql |")
+                    .contains("| c01 Mutual exclusion | pass |")
+                    .containsPattern("\\d+ passed, 0 failed, \\d+ skipped");
+        }
     }
 
     /** check against a live Redis: progress, the table, status 0. */

@@ -18,14 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An application that is itself a module, run on the module path with the published jars as modules: {@code
- * Locks.open} finds each backend's provider through the module system ({@code provides} in lock-redis and
- * lock-mysql, the service file of lock-zookeeper's automatic module) and takes a real lock on each store. The
+ * Locks.open} finds each backend's provider through the module system ({@code provides} in lock-redis,
+ * lock-mysql and lock-postgres, the service file of lock-zookeeper's automatic module) and takes a real lock on each store. The
  * backends' libraries that carry a module name (Jedis, commons-pool2, HikariCP, SLF4J) are on the module path too;
  * the rest (Curator, ZooKeeper, the JDBC drivers, Gson) stay on the class path, as an application would have them.
  */
 class ModulePathTest {
     /** Class-path entries that go on the module path, by file name. */
-    private static final Pattern MODULES = Pattern.compile("(lock-(api|redis|mysql|zookeeper)-[^/]*\\.jar"
+    private static final Pattern MODULES = Pattern.compile("(lock-(api|redis|mysql|postgres|zookeeper)-[^/]*\\.jar"
             + "|jedis-.*\\.jar|commons-pool2-.*\\.jar|HikariCP-.*\\.jar|slf4j-api-.*\\.jar)");
 
     @TempDir
@@ -49,6 +49,7 @@ class ModulePathTest {
                 .anyMatch(e -> e.contains("lock-api-"))
                 .anyMatch(e -> e.contains("lock-redis-"))
                 .anyMatch(e -> e.contains("lock-mysql-"))
+                .anyMatch(e -> e.contains("lock-postgres-"))
                 .anyMatch(e -> e.contains("lock-zookeeper-"));
 
         Path app = compileApplication(modulePath);
@@ -65,7 +66,7 @@ class ModulePathTest {
                 "ALL-MODULE-PATH",
                 "-m",
                 "app/app.Main"));
-        for (String backend : List.of("redis", "mysql", "zookeeper")) {
+        for (String backend : List.of("redis", "mysql", "postgres", "zookeeper")) {
             command.add(TestServers.url(backend));
         }
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -77,9 +78,11 @@ class ModulePathTest {
                 .as("each provider comes from its module, and each store granted a lock")
                 .contains("provider redis in module org.locksmith.lock.redis")
                 .contains("provider mysql in module org.locksmith.lock.mysql")
+                .contains("provider postgresql in module org.locksmith.lock.postgres")
                 .contains("provider zookeeper in module org.locksmith.lock.zookeeper")
                 .contains("granted redis")
                 .contains("granted mysql")
+                .contains("granted postgresql")
                 .contains("granted zookeeper");
     }
 

@@ -33,7 +33,7 @@ class RunCommandTest {
 
     /** Two processes on one key: their children's intervals never overlap, and both exit 0. */
     @ParameterizedTest
-    @ValueSource(strings = {"redis", "mysql", "zookeeper"})
+    @ValueSource(strings = {"redis", "mysql", "postgres", "zookeeper"})
     void twoRunsOnOneKeyNeverOverlap(String backend) throws Exception {
         String url = TestServers.url(backend);
         String key = key("exclusion");
@@ -97,7 +97,7 @@ class RunCommandTest {
 
     /** Not granted within --wait (0: one attempt): status 75, the command never runs, nothing left behind. */
     @ParameterizedTest
-    @ValueSource(strings = {"redis", "mysql", "zookeeper"})
+    @ValueSource(strings = {"redis", "mysql", "postgres", "zookeeper"})
     void notGrantedWithinWait(String backend) throws Exception {
         String url = TestServers.url(backend);
         String key = key("busy");

