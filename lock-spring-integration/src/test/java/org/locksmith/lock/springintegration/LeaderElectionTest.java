@@ -3,14 +3,17 @@ package org.locksmith.lock.springintegration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.locksmith.lock.LockClient;
@@ -21,6 +24,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.integration.leader.AbstractCandidate;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+import redis.clients.jedis.Jedis;
 
 /**
  * Spring Integration's own leader election ({@link LockRegistryLeaderInitiator}, unchanged) on this registry against
@@ -34,6 +38,7 @@ class LeaderElectionTest {
 
     private final String role = "leader-" + UUID.randomUUID();
     private final List<Long> grantTokens = new CopyOnWriteArrayList<>();
+    private final List<String> revocations = new CopyOnWriteArrayList<>();
     private final List<LockRegistryLeaderInitiator> started = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -69,7 +74,9 @@ class LeaderElectionTest {
         }
 
         @Override
-        public void onRevoked(Context ctx) {}
+        public void onRevoked(Context ctx) {
+            revocations.add(getId());
+        }
     }
 
     private LockRegistryLeaderInitiator start(String id, LocksmithLockRegistry registry) {
@@ -146,6 +153,32 @@ class LeaderElectionTest {
                 .as("%s: fencing tokens of the three grants", topology)
                 .hasSize(3)
                 .doesNotContain(-1L)
+                .isSorted()
+                .doesNotHaveDuplicates();
+    }
+
+    /**
+     * A leader whose lock is lost behind its back (here: its key deleted in Redis) is revoked at its next heartbeat
+     * after the loss is detected, and one leader is elected again, with a greater fencing token.
+     */
+    @Test
+    void aLeaderWhoseLockIsLostInTheStoreIsRevokedAndAnotherElected() {
+        LockRegistryLeaderInitiator a = start("a", new LocksmithLockRegistry(clientA));
+        LockRegistryLeaderInitiator b = start("b", new LocksmithLockRegistry(clientB));
+        LockRegistryLeaderInitiator first = oneStableLeader(a, b);
+
+        try (Jedis redis = new Jedis(URI.create(TestRedis.sharedUrl()))) {
+            Set<String> keys =
+                    redis.keys("locksmith-si-test:*:lock:" + LocksmithLockRegistry.DEFAULT_KEY_PREFIX + role);
+            assertThat(keys).as("the role's lock in Redis").hasSize(1);
+            redis.del(keys.iterator().next());
+        }
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> revocations.contains(first == a ? "a" : "b"));
+        oneStableLeader(a, b);
+        assertThat(grantTokens)
+                .as("fencing tokens of both grants")
+                .hasSize(2)
                 .isSorted()
                 .doesNotHaveDuplicates();
     }
