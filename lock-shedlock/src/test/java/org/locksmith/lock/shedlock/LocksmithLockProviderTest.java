@@ -6,12 +6,14 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.ClockProvider;
@@ -27,6 +29,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.testservers.TestRedis;
+import redis.clients.jedis.Jedis;
 
 /**
  * What the adapter adds to, or does differently from, ShedLock's own tests ({@link ShedLockProviderContractTest}):
@@ -199,6 +202,29 @@ class LocksmithLockProviderTest {
         running.unlock(); // the job ends after close: nothing to release, no error
         assertThatThrownBy(() -> a.lock(config("kept", Duration.ofMinutes(1), Duration.ZERO)))
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    /** A lock lost in the store (its key deleted in Redis) tells the running job, frees, and cannot be extended. */
+    @Test
+    void aLockLostInTheStoreTellsTheJobAndCannotBeExtended() throws Exception {
+        SimpleLock lock =
+                a.lock(config("lost-job", Duration.ofMinutes(1), Duration.ZERO)).orElseThrow();
+        LockLease lease = LocksmithLockProvider.currentLease().orElseThrow();
+        CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+        lease.onLost(lost::complete);
+
+        try (Jedis redis = new Jedis(URI.create(TestRedis.sharedUrl()))) {
+            Set<String> keys = redis.keys("locksmith-shedlock-test:*:lock:" + prefix + "lost-job");
+            assertThat(keys).as("the lock in Redis").hasSize(1);
+            redis.del(keys.iterator().next());
+        }
+
+        assertThat(lost.get(5, TimeUnit.SECONDS)).as("the job's loss listener").isNotNull();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lock.extend(Duration.ofMinutes(1), Duration.ZERO))
+                .as("extending a lost lock")
+                .isEmpty();
+        assertThat(nodeBCanTake("lost-job")).as("another node after the loss").isTrue();
     }
 
     /**
