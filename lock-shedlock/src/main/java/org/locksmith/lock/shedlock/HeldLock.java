@@ -21,7 +21,10 @@ import org.locksmith.lock.LockLostException;
 final class HeldLock implements Runnable {
     static final System.Logger LOG = System.getLogger(LocksmithLockProvider.class.getName());
 
-    /** How long unlock, extend and close wait for the holder to tell the store; its release is bounded by the client's timeout. */
+    /**
+     * How long unlock, extend, close and the grant wait for the holder thread; its store calls are bounded by the
+     * client's own timeouts, far shorter, so this only keeps a broken client from hanging the job's thread.
+     */
     static final Duration RELEASE_WAIT = Duration.ofSeconds(30);
 
     private enum Phase {
@@ -215,7 +218,9 @@ final class HeldLock implements Runnable {
             if (acquireFailure != null) {
                 throw acquireFailure;
             }
-            return phase != Phase.REFUSED;
+            // Ended before the caller saw the grant (provider closed, or lost at once): the holder is releasing it,
+            // so the job must not run. A grant past lockAtMostFor is still returned, as ShedLock expects.
+            return phase != Phase.REFUSED && !ended;
         } finally {
             state.unlock();
         }

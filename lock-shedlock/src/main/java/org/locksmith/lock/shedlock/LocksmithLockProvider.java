@@ -99,6 +99,7 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
     /**
      * A provider whose lock named {@code n} is the key {@code "shedlock:" + n} of {@code client}.
      *
+     * @param client the client whose locks this provider takes; it stays the caller's to close
      * @throws NullPointerException if client is null
      * @throws IllegalArgumentException if the client declares neither {@link LockFeature#LEASE_EXPIRY} nor {@link
      *     LockFeature#SESSION_BOUND}
@@ -110,6 +111,7 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
     /**
      * A provider whose lock named {@code n} is the key {@code keyPrefix + n} of {@code client}.
      *
+     * @param client the client whose locks this provider takes; it stays the caller's to close
      * @param keyPrefix may be empty, to share keys with code that locks them through the client directly
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if the client declares neither {@link LockFeature#LEASE_EXPIRY} nor {@link

@@ -150,9 +150,12 @@ class LocksmithLockProviderTest {
         a.lock(config("short-job", Duration.ofMinutes(1), atLeast))
                 .orElseThrow()
                 .unlock();
-        assertThat(nodeBCanTake("short-job"))
-                .as("right after an unlock within lockAtLeastFor")
-                .isFalse();
+        boolean took = nodeBCanTake("short-job");
+        long checkedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        // On a loaded machine the check may end after lockAtLeastFor: only a take that ended before it is wrong.
+        assertThat(!took || checkedAfterMs >= atLeast.toMillis() - 2)
+                .as("another node took the lock %d ms after it was taken, before lockAtLeastFor", checkedAfterMs)
+                .isTrue();
 
         await().atMost(Duration.ofSeconds(5))
                 .pollInterval(Duration.ofMillis(10))
@@ -264,12 +267,13 @@ class LocksmithLockProviderTest {
 
             node.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             long killed = System.nanoTime();
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(20))
                     .until(() -> nodeBCanTake("crashing-job"));
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed))
-                    .as("freed within the dead node's lease time (1 s) plus a margin")
-                    .isLessThan(2_500);
+                    .as("freed after the dead node's lease time (1 s, plus a margin for a loaded machine), long"
+                            + " before its lockAtMostFor (5 min)")
+                    .isLessThan(5_000);
         } finally {
             node.destroyForcibly();
         }
