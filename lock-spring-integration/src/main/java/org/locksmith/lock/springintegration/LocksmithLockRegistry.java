@@ -55,6 +55,7 @@ public final class LocksmithLockRegistry implements RenewableLockRegistry<Locksm
     /**
      * A registry whose lock key {@code k} is the Locksmith key {@code "spring-integration:" + k} of {@code client}.
      *
+     * @param client the client whose locks this registry hands out; it stays the caller's to close
      * @throws NullPointerException if client is null
      */
     public LocksmithLockRegistry(LockClient client) {
@@ -64,6 +65,7 @@ public final class LocksmithLockRegistry implements RenewableLockRegistry<Locksm
     /**
      * A registry whose lock key {@code k} is the Locksmith key {@code keyPrefix + k} of {@code client}.
      *
+     * @param client the client whose locks this registry hands out; it stays the caller's to close
      * @param keyPrefix may be empty, to share keys with code that locks them through the client directly
      * @throws NullPointerException if an argument is null
      */

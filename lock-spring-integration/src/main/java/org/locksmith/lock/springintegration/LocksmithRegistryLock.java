@@ -31,7 +31,11 @@ public final class LocksmithRegistryLock implements DistributedLock {
         this.delegate = lock.asLock();
     }
 
-    /** The Locksmith key of this lock (the registry's prefix and the lock key). */
+    /**
+     * The Locksmith key of this lock.
+     *
+     * @return the registry's prefix followed by the lock key
+     */
     public String key() {
         return lock.key();
     }
