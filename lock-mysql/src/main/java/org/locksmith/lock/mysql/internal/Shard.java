@@ -267,9 +267,16 @@ public final class Shard implements AutoCloseable {
             long restartHoldOffNanos)
             throws InterruptedException {
         if (!lockPermits.tryAcquire()) {
+            // A try does not wait for the holder of its key, but may wait for a connection, up to the timeout: an
+            // empty result would say the key is held, which it may not be.
+            long tryDeadline = System.nanoTime() + timeoutNanos;
             while (true) {
-                long wait = request.isTry() ? 0 : Math.min(request.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(50));
+                long left = request.isTry() ? tryDeadline - System.nanoTime() : request.remainingNanos();
+                long wait = Math.min(left, TimeUnit.MILLISECONDS.toNanos(50));
                 if (wait <= 0 || (!request.isTry() && request.isCancelled())) {
+                    if (request.isTry()) {
+                        throw new LockBackendException(poolExhausted());
+                    }
                     if (request.remainingNanos() <= 0) {
                         LOG.log(System.Logger.Level.WARNING, poolExhausted());
                     }
@@ -416,7 +423,7 @@ public final class Shard implements AutoCloseable {
     }
 
     private String poolExhausted() {
-        return "No connection to " + name + " became free before the deadline: all " + poolSize
+        return "No connection to " + name + " became free in time: all " + poolSize
                 + " connections of the lock pool (poolSize=" + poolSize + ") hold or wait for locks. Each lock held or"
                 + " waited for uses one connection for its whole duration: raise poolSize above the number of locks"
                 + " this client holds and waits for at once";
