@@ -48,6 +48,10 @@ final class Environment {
                 "Apache Curator " + version("org.apache.curator", "curator-recipes") + " (ZooKeeper client "
                         + version("org.apache.zookeeper", "zookeeper") + ")",
                 "MySQL Connector/J " + version("com.mysql", "mysql-connector-j"),
+                "PostgreSQL JDBC driver " + version("org.postgresql", "postgresql"),
+                "ShedLock " + version("net.javacrumbs.shedlock", "shedlock-core") + " (shedlock-provider-jdbc-template "
+                        + version("net.javacrumbs.shedlock", "shedlock-provider-jdbc-template") + ", spring-jdbc "
+                        + version("org.springframework", "spring-jdbc") + ")",
                 "JMH " + version("org.openjdk.jmh", "jmh-core") + ", HdrHistogram "
                         + version("org.hdrhistogram", "HdrHistogram") + ", XChart "
                         + version("org.knowm.xchart", "xchart"));
