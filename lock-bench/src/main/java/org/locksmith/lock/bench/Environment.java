@@ -12,7 +12,7 @@ import java.util.Properties;
 import java.util.jar.Manifest;
 
 /** What the report says about the machine and the software: cores, CPU, memory, JVM, load, library versions. */
-final class Environment {
+public final class Environment {
     private Environment() {}
 
     static List<String> machine() {
@@ -62,7 +62,7 @@ final class Environment {
      * manifest's {@code Implementation-Version}, else from the jar's file name, {@code artifact-version.jar}; "?" if
      * none is found.
      */
-    private static String version(String group, String artifact) {
+    public static String version(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = Environment.class.getResourceAsStream(resource)) {
             if (in != null) {

@@ -77,7 +77,9 @@ class BenchSmokeTest {
             assertThat(r.uncontended(postgres)).as("S1 of " + postgres).isPresent();
             assertThat(r.handoff(postgres)).as("S4 of " + postgres).isPresent();
         }
-        assertThat(md).contains("PostgreSQL 1", "PostgreSQL JDBC driver 4", "ShedLock 7");
+        assertThat(md)
+                .contains("PostgreSQL 1", "PostgreSQL JDBC driver 4", "ShedLock 7")
+                .doesNotContain(" null ");
         for (String chart : new String[] {Charts.S1, Charts.S3, Charts.S4}) {
             assertThat(out.resolve(chart)).isNotEmptyFile();
             assertThat(Files.readAllBytes(out.resolve(chart)))

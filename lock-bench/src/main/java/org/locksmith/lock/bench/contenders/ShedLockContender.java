@@ -13,6 +13,7 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.locksmith.lock.bench.Environment;
 import org.locksmith.lock.bench.Scenario;
 import org.locksmith.lock.bench.StoreKind;
 import org.locksmith.lock.bench.Stores;
@@ -42,7 +43,8 @@ public final class ShedLockContender extends Peer {
 
     @Override
     public String description() {
-        return "ShedLock " + LockProvider.class.getPackage().getImplementationVersion()
+        // ShedLock's jar carries no Implementation-Version, only its Maven metadata.
+        return "ShedLock " + Environment.version("net.javacrumbs.shedlock", "shedlock-core")
                 + " JdbcTemplateLockProvider (usingDbTime, never waits: polled every " + POLL.toMillis()
                 + " ms, lockAtMostFor " + LOCK_AT_MOST_FOR.toSeconds() + " s, pool 16)";
     }
