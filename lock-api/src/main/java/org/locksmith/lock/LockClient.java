@@ -37,6 +37,18 @@ public interface LockClient extends AutoCloseable {
     String backend();
 
     /**
+     * Sends this client's lock events to {@code observer} from now on, in addition to any observer added before
+     * (see {@link LockObserver} for when and on which thread). Adding the same observer twice makes it receive each
+     * event twice.
+     *
+     * @throws NullPointerException if observer is null
+     */
+    void addObserver(LockObserver observer);
+
+    /** Stops sending events to {@code observer} (one registration of it); nothing if it was not added. */
+    void removeObserver(LockObserver observer);
+
+    /**
      * Releases this client's leases, fails its waiters, stops its threads and closes its connections. Idempotent.
      * Failures to release in the store are logged, not thrown: the store frees those locks by itself (session end
      * or lease expiry).

@@ -250,7 +250,7 @@ final class CoreLease implements LockLease {
     void markLost(LockLostException cause) {
         Status before = status.getAndUpdate(s -> s.state() == State.HELD ? s.lost(cause) : s);
         if (before.state() == State.HELD) {
-            LockEvents.lost(client.backend(), key, cause.getMessage());
+            client.signals().lost(key, cause.getMessage());
             cancelExpiryCheck();
             client.notifyLost(this, cause);
             client.releaseLost(this);
@@ -334,17 +334,17 @@ final class CoreLease implements LockLease {
             }
             boolean stillHeld = !storeReleased && backendLease.release();
             if (before.state() == State.LOST || stillHeld) {
-                LockEvents.released(client.backend(), key, grantedAtNanos, before.state() == State.LOST);
+                client.signals().released(key, grantedAtNanos, before.state() == State.LOST);
                 return before.lostCause();
             }
             LockLostException gone = new LockLostException("Key '" + key
                     + "' was no longer held for this owner when released: its lease expired or was taken over");
             status.updateAndGet(s -> new Status(State.RELEASED, s.holds(), s.byClose(), gone));
-            LockEvents.lost(client.backend(), key, gone.getMessage());
-            LockEvents.released(client.backend(), key, grantedAtNanos, true);
+            client.signals().lost(key, gone.getMessage());
+            client.signals().released(key, grantedAtNanos, true);
             return gone;
         } catch (LockBackendException e) {
-            LockEvents.backendError(client.backend(), key, "release", e);
+            client.signals().backendError(key, "release", e);
             throw new LockBackendException(
                     "Key '" + key + "' released locally; the store could not be told and will free it by itself: "
                             + e.getMessage(),

@@ -22,6 +22,7 @@ import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockObserver;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 
@@ -45,6 +46,7 @@ public final class CoreLockClient implements LockClient {
 
     private final LockBackend backend;
     private final String name;
+    private final Signals signals;
     private final Set<LockFeature> features;
     private final boolean reentrant;
     private final boolean fencing;
@@ -80,6 +82,7 @@ public final class CoreLockClient implements LockClient {
     public CoreLockClient(LockBackend backend) {
         this.backend = backend;
         this.name = backend.name();
+        this.signals = new Signals(name);
         Set<LockFeature> declared = backend.features();
         this.features = declared.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(declared));
         this.reentrant = features.contains(LockFeature.REENTRANT);
@@ -186,6 +189,21 @@ public final class CoreLockClient implements LockClient {
         return name;
     }
 
+    @Override
+    public void addObserver(LockObserver observer) {
+        signals.add(observer);
+    }
+
+    @Override
+    public void removeObserver(LockObserver observer) {
+        signals.remove(observer);
+    }
+
+    /** Where the client's lock events go (flight recorder, observers). */
+    Signals signals() {
+        return signals;
+    }
+
     /** The renewer, or null if the backend does not renew; for tests that play a renewal round step by step. */
     LeaseRenewer renewer() {
         return renewer;
@@ -256,7 +274,7 @@ public final class CoreLockClient implements LockClient {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
         }
-        long startNanos = LockEvents.acquireStart();
+        long startNanos = signals.acquireStart();
         Thread thread = Thread.currentThread();
         CoreLease existing = held.get(new Holder(key, thread));
         if (existing != null) {
@@ -285,7 +303,7 @@ public final class CoreLockClient implements LockClient {
             try {
                 granted = backend.acquire(request);
             } catch (LockBackendException e) {
-                LockEvents.backendError(name, key, "acquire", e);
+                signals.backendError(key, "acquire", e);
                 throw e;
             }
             if (granted != null) {
@@ -325,7 +343,7 @@ public final class CoreLockClient implements LockClient {
                 throw new InterruptedException("Interrupted while waiting for key '" + key + "'");
             }
             if (!isTry) {
-                LockEvents.timedOut(name, key, startNanos);
+                signals.timedOut(key, startNanos);
             }
             return null;
         }
@@ -346,7 +364,7 @@ public final class CoreLockClient implements LockClient {
             lease.releaseOnClose();
             throw new InterruptedException("Interrupted while acquiring key '" + key + "'");
         }
-        LockEvents.acquired(name, key, startNanos, lease.backendLease(), fencing);
+        signals.acquired(key, startNanos, lease.backendLease(), fencing);
         return lease;
     }
 

@@ -123,7 +123,7 @@ final class LeaseRenewer {
             @Override
             public void unconfirmed(BackendLease lease, Throwable cause) {
                 settle(outcomes, lease, l -> {
-                    LockEvents.renewalFailed(client.backend(), l.key(), cause);
+                    client.signals().renewalFailed(l.key(), cause);
                     CoreLockClient.LOG.log(
                             System.Logger.Level.WARNING,
                             "Renewal of key '" + l.key() + "' not confirmed; will retry: " + cause);
@@ -140,10 +140,8 @@ final class LeaseRenewer {
             // Whatever the backend left unreported is unconfirmed: its I/O lock must come back all the same.
             for (Outcome o : outcomes.values()) {
                 if (o.report()) {
-                    LockEvents.renewalFailed(
-                            client.backend(),
-                            o.lease.key(),
-                            failed != null ? failed : "the backend reported no outcome");
+                    client.signals()
+                            .renewalFailed(o.lease.key(), failed != null ? failed : "the backend reported no outcome");
                     o.lease.io.release();
                 }
             }

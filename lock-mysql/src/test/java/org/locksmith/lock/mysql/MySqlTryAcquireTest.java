@@ -37,6 +37,27 @@ class MySqlTryAcquireTest {
         return BASE_URL + "?strategy=" + strategy.urlValue() + "&table=" + table(strategy) + "&timeoutMs=5000";
     }
 
+    /**
+     * A try on another key while every lock connection holds a lock: the key may well be free, so an empty result
+     * (which reads "held by another") would be a lie; it fails with what to change, after at most the timeout.
+     */
+    @org.junit.jupiter.api.Test
+    void aTryWithEveryLockConnectionInUseFailsClearlyInsteadOfReadingAsHeld() throws Exception {
+        String url = BASE_URL + "?strategy=row&table=" + table(MySqlStrategy.ROW) + "&timeoutMs=1000&poolSize=1";
+        try (LockClient client = MySqlTckSupport.open(url)) {
+            LockLease held = client.lock("try:pool:held").acquire(Duration.ofSeconds(5));
+            java.util.concurrent.CompletableFuture<Optional<LockLease>> other =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                            () -> client.lock("try:pool:free").tryAcquire());
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> other.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(org.locksmith.lock.LockBackendException.class)
+                    .hasMessageContaining("poolSize");
+            held.release();
+            client.lock("try:pool:free").tryAcquire().orElseThrow().release();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(
             value = MySqlStrategy.class,

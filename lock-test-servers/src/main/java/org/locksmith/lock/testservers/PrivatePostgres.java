@@ -55,12 +55,7 @@ public final class PrivatePostgres implements AutoCloseable {
     public static PrivatePostgres start(long upSeconds) {
         Path bin = binaries();
         try {
-            boolean asRoot = "root".equals(System.getProperty("user.name"));
-            Path dir = Files.createTempDirectory("locksmith-postgres-");
-            PrivatePostgres pg = new PrivatePostgres(bin, dir.resolve("data"), freePort(), asRoot);
-            if (asRoot) {
-                run(List.of("chown", "postgres:postgres", dir.toString()));
-            }
+            PrivatePostgres pg = create(bin);
             pg.initdb();
             pg.launch();
             pg.awaitUptime(upSeconds);
@@ -70,9 +65,75 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
+    /** A server object with a directory of its own (owned by {@code postgres} when run as root), not started. */
+    private static PrivatePostgres create(Path bin) throws IOException {
+        boolean asRoot = "root".equals(System.getProperty("user.name"));
+        Path dir = Files.createTempDirectory("locksmith-postgres-");
+        if (asRoot) {
+            run(List.of("chown", "postgres:postgres", dir.toString()));
+        }
+        return new PrivatePostgres(bin, dir.resolve("data"), freePort(), asRoot);
+    }
+
+    /**
+     * Starts an asynchronous streaming replica of this server ({@code pg_basebackup -R}, then a hot standby on a port
+     * of its own) and returns once it serves reads.
+     *
+     * @throws IllegalStateException if it cannot be created or started
+     */
+    public PrivatePostgres streamingReplica() {
+        try {
+            PrivatePostgres replica = create(bin);
+            run(asUser(List.of(
+                    bin.resolve("pg_basebackup").toString(),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    String.valueOf(port),
+                    "-U",
+                    "postgres",
+                    "-D",
+                    replica.dataDir.toString(),
+                    "-R",
+                    "--checkpoint=fast",
+                    "--no-sync")));
+            replica.launch();
+            replica.awaitUptime(0);
+            return replica;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not create a streaming replica: " + e, e);
+        }
+    }
+
+    /** On a replica: stops receiving from the primary (empty {@code primary_conninfo}), so it misses what follows. */
+    public void stopReceiving() {
+        sql("ALTER SYSTEM SET primary_conninfo = ''", "SELECT pg_reload_conf()");
+    }
+
+    /** On a replica: promotes it to a primary and returns once it accepts writes. */
+    public void promote() {
+        sql("SELECT pg_promote(true, 60)");
+    }
+
+    private void sql(String... statements) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+                Statement s = c.createStatement()) {
+            for (String statement : statements) {
+                s.execute(statement);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the private PostgreSQL on port " + port + " refused: " + e, e);
+        }
+    }
+
     /** Where the server answers: {@code postgresql://postgres@127.0.0.1:PORT/test}. */
     public String url() {
         return "postgresql://postgres@127.0.0.1:" + port + "/test";
+    }
+
+    /** The server's port on 127.0.0.1. */
+    public int port() {
+        return port;
     }
 
     /** The JDBC URL of database {@code test} (user {@code postgres}, no password). */

@@ -1,0 +1,187 @@
+package org.locksmith.lock.micrometer;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.LockClient;
+import org.locksmith.lock.LockObserver;
+
+/**
+ * A Locksmith client's lock events as Micrometer meters:
+ *
+ * <pre>{@code
+ * LockClient locks = Locks.open(url);
+ * LockMetrics.bind(locks, registry);                                // tagged by backend only
+ * LockMetrics.builder(registry).keyTag(k -> k.split(":")[0]).bind(locks);   // and by key prefix
+ * }</pre>
+ *
+ * <table>
+ * <caption>Meters (every one tagged {@code backend}, plus the extra tags and the key tag if configured)</caption>
+ * <tr><th>name</th><th>type</th><th>what</th></tr>
+ * <tr><td>{@code locksmith.lock.wait}</td><td>timer, tag {@code outcome} = {@code acquired} | {@code timed_out}</td>
+ * <td>how long callers waited for a grant, or until they gave up</td></tr>
+ * <tr><td>{@code locksmith.lock.held}</td><td>timer, tag {@code lost} = {@code true} | {@code false}</td>
+ * <td>how long leases were held, counted at release</td></tr>
+ * <tr><td>{@code locksmith.lock.lost}</td><td>counter</td><td>leases lost while held</td></tr>
+ * <tr><td>{@code locksmith.lock.renewal.failures}</td><td>counter</td>
+ * <td>renewals (session checks) not confirmed; the core retried them</td></tr>
+ * <tr><td>{@code locksmith.lock.backend.errors}</td><td>counter, tag {@code operation}</td>
+ * <td>store failures during acquire or release</td></tr>
+ * <tr><td>{@code locksmith.lock.leases.held}</td><td>gauge</td><td>leases granted and not yet released</td></tr>
+ * </table>
+ *
+ * <p>Keys are not a tag by default: a tag with one value per key would make a meter per key, without bound. {@link
+ * Builder#keyTag} maps each key to a tag value; the mapping must have few distinct results (a key's prefix, a
+ * job name), and a key it maps to null is tagged {@code other}. Re-entrant acquires and releases are not counted.
+ * Recording costs a registry lookup per event on the thread that acquired or released (see {@link LockObserver}).
+ */
+public final class LockMetrics implements LockObserver {
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Function<String, String> keyTag;
+    private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+
+    private LockMetrics(MeterRegistry registry, Tags tags, Function<String, String> keyTag) {
+        this.registry = registry;
+        this.tags = tags;
+        this.keyTag = keyTag;
+    }
+
+    /**
+     * Records {@code client}'s events in {@code registry}, tagged by backend only.
+     *
+     * @return the observer added to the client (remove it with {@link LockClient#removeObserver})
+     */
+    public static LockMetrics bind(LockClient client, MeterRegistry registry) {
+        return builder(registry).bind(client);
+    }
+
+    /** A builder for extra tags and a key tag. */
+    public static Builder builder(MeterRegistry registry) {
+        return new Builder(Objects.requireNonNull(registry, "registry"));
+    }
+
+    /** Settings of the meters; {@link #bind} adds them to a client. Not thread-safe. */
+    public static final class Builder {
+        private final MeterRegistry registry;
+        private Tags tags = Tags.empty();
+        private Function<String, String> keyTag;
+
+        private Builder(MeterRegistry registry) {
+            this.registry = registry;
+        }
+
+        /** Tags added to every meter (an application or pool name, say). */
+        public Builder tags(Iterable<Tag> tags) {
+            this.tags = this.tags.and(Objects.requireNonNull(tags, "tags"));
+            return this;
+        }
+
+        /**
+         * Tags every meter with {@code key} = {@code mapping.apply(lockKey)}. The mapping must give few distinct
+         * values; null gives {@code other}.
+         */
+        public Builder keyTag(Function<String, String> mapping) {
+            this.keyTag = Objects.requireNonNull(mapping, "mapping");
+            return this;
+        }
+
+        /** Adds the meters' observer to {@code client} and returns it. */
+        public LockMetrics bind(LockClient client) {
+            LockMetrics metrics = new LockMetrics(registry, tags, keyTag);
+            client.addObserver(metrics);
+            return metrics;
+        }
+    }
+
+    private Tags tags(String backend, String key) {
+        Tags t = tags.and("backend", backend);
+        if (keyTag != null) {
+            String value = keyTag.apply(key);
+            t = t.and("key", value == null ? "other" : value);
+        }
+        return t;
+    }
+
+    private AtomicLong heldGauge(String backend, String key) {
+        Tags t = tags(backend, key);
+        return held.computeIfAbsent(t.toString(), k -> {
+            AtomicLong count = new AtomicLong();
+            Gauge.builder("locksmith.lock.leases.held", count, AtomicLong::get)
+                    .description("Leases granted and not yet released")
+                    .tags(t)
+                    .register(registry);
+            return count;
+        });
+    }
+
+    @Override
+    public void acquired(String backend, String key, long waitNanos, long fencingToken) {
+        Timer.builder("locksmith.lock.wait")
+                .description("How long callers waited for a grant, or until they gave up")
+                .tags(tags(backend, key))
+                .tag("outcome", "acquired")
+                .register(registry)
+                .record(waitNanos, TimeUnit.NANOSECONDS);
+        heldGauge(backend, key).incrementAndGet();
+    }
+
+    @Override
+    public void released(String backend, String key, long holdNanos, boolean lost) {
+        Timer.builder("locksmith.lock.held")
+                .description("How long leases were held, counted at release")
+                .tags(tags(backend, key))
+                .tag("lost", String.valueOf(lost))
+                .register(registry)
+                .record(holdNanos, TimeUnit.NANOSECONDS);
+        heldGauge(backend, key).decrementAndGet();
+    }
+
+    @Override
+    public void timedOut(String backend, String key, long waitNanos) {
+        Timer.builder("locksmith.lock.wait")
+                .description("How long callers waited for a grant, or until they gave up")
+                .tags(tags(backend, key))
+                .tag("outcome", "timed_out")
+                .register(registry)
+                .record(waitNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void lost(String backend, String key, String reason) {
+        Counter.builder("locksmith.lock.lost")
+                .description("Leases lost while held")
+                .tags(tags(backend, key))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void renewalFailed(String backend, String key, String reason) {
+        Counter.builder("locksmith.lock.renewal.failures")
+                .description("Renewals or session checks not confirmed (retried)")
+                .tags(tags(backend, key))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void backendError(String backend, String key, String operation, LockBackendException error) {
+        Counter.builder("locksmith.lock.backend.errors")
+                .description("Store failures during acquire or release")
+                .tags(tags(backend, key))
+                .tag("operation", operation)
+                .register(registry)
+                .increment();
+    }
+}
