@@ -80,7 +80,7 @@ public record BenchPlan(
                 Duration.ofMillis(300),
                 2,
                 10,
-                Duration.ofSeconds(2),
+                Duration.ofMillis(600), // a 100 ms poller still records a few hand-offs
                 Duration.ofMillis(3),
                 20,
                 200,

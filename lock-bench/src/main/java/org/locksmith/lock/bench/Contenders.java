@@ -5,6 +5,7 @@ import java.util.stream.Collectors;
 import org.locksmith.lock.bench.contenders.CuratorContender;
 import org.locksmith.lock.bench.contenders.LocksmithContender;
 import org.locksmith.lock.bench.contenders.RedissonContender;
+import org.locksmith.lock.bench.contenders.ShedLockContender;
 import org.locksmith.lock.bench.contenders.SpringJdbcContender;
 import org.locksmith.lock.bench.contenders.SpringRedisContender;
 
@@ -20,7 +21,10 @@ public final class Contenders {
             LocksmithContender.mysql("row"),
             LocksmithContender.mysql("lease"),
             LocksmithContender.mysql("named"),
-            new SpringJdbcContender());
+            SpringJdbcContender.mysql(),
+            LocksmithContender.postgres(),
+            SpringJdbcContender.postgres(),
+            new ShedLockContender());
 
     private Contenders() {}
 

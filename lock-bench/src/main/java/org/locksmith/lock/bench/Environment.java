@@ -12,7 +12,7 @@ import java.util.Properties;
 import java.util.jar.Manifest;
 
 /** What the report says about the machine and the software: cores, CPU, memory, JVM, load, library versions. */
-final class Environment {
+public final class Environment {
     private Environment() {}
 
     static List<String> machine() {
@@ -48,6 +48,10 @@ final class Environment {
                 "Apache Curator " + version("org.apache.curator", "curator-recipes") + " (ZooKeeper client "
                         + version("org.apache.zookeeper", "zookeeper") + ")",
                 "MySQL Connector/J " + version("com.mysql", "mysql-connector-j"),
+                "PostgreSQL JDBC driver " + version("org.postgresql", "postgresql"),
+                "ShedLock " + version("net.javacrumbs.shedlock", "shedlock-core") + " (shedlock-provider-jdbc-template "
+                        + version("net.javacrumbs.shedlock", "shedlock-provider-jdbc-template") + ", spring-jdbc "
+                        + version("org.springframework", "spring-jdbc") + ")",
                 "JMH " + version("org.openjdk.jmh", "jmh-core") + ", HdrHistogram "
                         + version("org.hdrhistogram", "HdrHistogram") + ", XChart "
                         + version("org.knowm.xchart", "xchart"));
@@ -58,7 +62,7 @@ final class Environment {
      * manifest's {@code Implementation-Version}, else from the jar's file name, {@code artifact-version.jar}; "?" if
      * none is found.
      */
-    private static String version(String group, String artifact) {
+    public static String version(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = Environment.class.getResourceAsStream(resource)) {
             if (in != null) {

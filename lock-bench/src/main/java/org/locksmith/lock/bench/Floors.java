@@ -13,8 +13,8 @@ import redis.clients.jedis.Jedis;
 
 /**
  * The round-trip floor of each store from Java, in the same run as the locks: Redis {@code PING} and {@code EVALSHA}
- * of a script that returns 1 (Jedis), MySQL {@code SELECT 1} (Connector/J), ZooKeeper {@code exists} (Curator). One
- * thread, one connection, measured after a warm-up.
+ * of a script that returns 1 (Jedis), MySQL {@code SELECT 1} (Connector/J), PostgreSQL {@code SELECT 1} (pgJDBC),
+ * ZooKeeper {@code exists} (Curator). One thread, one connection, measured after a warm-up.
  */
 final class Floors {
     private interface RoundTrip {
@@ -28,14 +28,15 @@ final class Floors {
         try (Jedis jedis = stores.redis()) {
             ping = floor(StoreKind.REDIS, "PING", plan, jedis::ping);
         }
-        return List.of(ping, evalsha(stores, plan), select(stores, plan), exists(stores, plan));
+        return List.of(
+                ping, evalsha(stores, plan), select(stores, plan), postgresSelect(stores, plan), exists(stores, plan));
     }
 
     /** The natural operation each store's figures are read against. */
     static String naturalOperation(StoreKind store) {
         return switch (store) {
             case REDIS -> "EVALSHA";
-            case MYSQL -> "SELECT 1";
+            case MYSQL, POSTGRES -> "SELECT 1";
             case ZOOKEEPER -> "exists";
         };
     }
@@ -45,6 +46,7 @@ final class Floors {
         return switch (store) {
             case REDIS -> evalsha(stores, plan);
             case MYSQL -> select(stores, plan);
+            case POSTGRES -> postgresSelect(stores, plan);
             case ZOOKEEPER -> exists(stores, plan);
         };
     }
@@ -60,6 +62,17 @@ final class Floors {
         try (Connection c = stores.mysqlConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT 1")) {
             return floor(StoreKind.MYSQL, "SELECT 1", plan, () -> {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                }
+            });
+        }
+    }
+
+    private static Results.Floor postgresSelect(Stores stores, BenchPlan plan) throws Exception {
+        try (Connection c = stores.postgresConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+            return floor(StoreKind.POSTGRES, "SELECT 1", plan, () -> {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                 }

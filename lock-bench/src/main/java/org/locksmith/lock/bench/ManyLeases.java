@@ -68,7 +68,7 @@ final class ManyLeases {
                 acquireSeconds = (System.nanoTime() - start) / 1e9;
                 heapHeld = usedHeapAfterGc();
                 long windowStart = System.nanoTime();
-                long commandsHeld = commands.count(1, () -> {
+                double commandsHeld = commands.count(1, () -> {
                     // the three lease periods measured
                     TimeUnit.NANOSECONDS.sleep(plan.s6Lease().toNanos() * 3);
                 });

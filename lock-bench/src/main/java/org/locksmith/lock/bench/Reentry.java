@@ -6,7 +6,8 @@ import java.sql.Connection;
  * S5: store commands per re-entrant acquire and per re-entrant release, counted by the store (see {@link
  * StoreCommands}) while one thread re-enters a key it holds. Beside them, what a first acquire and its release cost
  * (commands, and on MySQL the InnoDB fsyncs the server made), which is what S1 measures in time: the figures a
- * latency is read against.
+ * latency is read against. On PostgreSQL the scenario runs but counts nothing ({@code NaN}: {@link
+ * StoreCommands#NOT_COUNTED_ON_POSTGRES}).
  */
 final class Reentry {
     private static final int RUNS = 3;
@@ -26,24 +27,24 @@ final class Reentry {
                     handle.unlock();
                 }
             };
-            double pairCommands = (double) commands.count(RUNS, cycle) / pairs;
+            double pairCommands = commands.count(RUNS, cycle) / pairs;
             double pairFsyncs = contender.store() == StoreKind.MYSQL ? logFsyncs(stores, cycle) / pairs : Double.NaN;
             handle.lock();
             try {
-                long acquires = commands.count(RUNS, () -> {
+                double acquires = commands.count(RUNS, () -> {
                     for (int i = 0; i < plan.reentries(); i++) {
                         handle.lock();
                     }
                 });
-                long releases = commands.count(RUNS, () -> {
+                double releases = commands.count(RUNS, () -> {
                     for (int i = 0; i < plan.reentries(); i++) {
                         handle.unlock();
                     }
                 });
                 return new Results.Reentry(
                         contender.name(),
-                        (double) acquires / plan.reentries(),
-                        (double) releases / plan.reentries(),
+                        acquires / plan.reentries(),
+                        releases / plan.reentries(),
                         pairCommands,
                         pairFsyncs);
             } finally {

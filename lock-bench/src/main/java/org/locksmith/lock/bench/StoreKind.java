@@ -1,10 +1,11 @@
 package org.locksmith.lock.bench;
 
-/** The three stores Locksmith has a backend for; every contender runs against one of them. */
+/** The four stores Locksmith has a backend for; every contender runs against one of them. */
 public enum StoreKind {
     REDIS("Redis"),
     ZOOKEEPER("ZooKeeper"),
-    MYSQL("MySQL/MariaDB");
+    MYSQL("MySQL/MariaDB"),
+    POSTGRES("PostgreSQL");
 
     private final String title;
 

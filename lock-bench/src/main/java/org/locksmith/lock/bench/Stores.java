@@ -27,10 +27,11 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisProtocol;
 
 /**
- * Where the three stores of one benchmark run are, and what they say about themselves (versions, command counters).
+ * Where the four stores of one benchmark run are, and what they say about themselves (versions, command counters).
  *
- * <p>Redis and MySQL are found as the tests find them: {@code LOCKSMITH_TEST_REDIS_URL} and {@code
- * LOCKSMITH_TEST_MYSQL_URL}, else the machine's services on their default ports. ZooKeeper is {@code
+ * <p>Redis, MySQL and PostgreSQL are found as the tests find them: {@code LOCKSMITH_TEST_REDIS_URL}, {@code
+ * LOCKSMITH_TEST_MYSQL_URL} and {@code LOCKSMITH_TEST_POSTGRES_URL}, else the machine's services on their default
+ * ports. ZooKeeper is {@code
  * LOCKSMITH_TEST_ZOOKEEPER_URL} (its {@code srvr} four-letter word must be allowed) or, by default, a ZooKeeper
  * server JVM started by the run with ZooKeeper's defaults (the transaction log is fsynced). Every contender of
  * a store talks to the same server in the same run, so that ratios between them hold on a noisy machine.
@@ -43,22 +44,29 @@ public final class Stores implements AutoCloseable {
 
     private final String redisUrl;
     private final String mysqlUrl;
+    private final String postgresUrl;
     private final String zookeeperConnect;
     private final String runId;
     private final Process zookeeperServer;
 
-    private Stores(String redisUrl, String mysqlUrl, String zookeeperConnect, String runId, Process zk) {
+    private Stores(
+            String redisUrl, String mysqlUrl, String postgresUrl, String zookeeperConnect, String runId, Process zk) {
         this.redisUrl = redisUrl;
         this.mysqlUrl = mysqlUrl;
+        this.postgresUrl = postgresUrl;
         this.zookeeperConnect = zookeeperConnect;
         this.runId = runId;
         this.zookeeperServer = zk;
     }
 
-    /** Finds Redis and MySQL, starts a ZooKeeper server JVM unless one is given, and checks all three answer. */
+    /**
+     * Finds Redis, MySQL and PostgreSQL, starts a ZooKeeper server JVM unless one is given, and checks all four
+     * answer.
+     */
     public static Stores start() {
         String redis = env("LOCKSMITH_TEST_REDIS_URL", "redis://127.0.0.1:6379");
         String mysql = env("LOCKSMITH_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test");
+        String postgres = env("LOCKSMITH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test");
         String zkUrl = System.getenv("LOCKSMITH_TEST_ZOOKEEPER_URL");
         String runId = "b" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
         Process zk = null;
@@ -70,7 +78,7 @@ public final class Stores implements AutoCloseable {
             zkConnect = "127.0.0.1:" + port;
             zk = startZooKeeper(port);
         }
-        Stores stores = new Stores(redis, mysql, zkConnect, runId, zk);
+        Stores stores = new Stores(redis, mysql, postgres, zkConnect, runId, zk);
         if (zk != null) {
             stores.awaitZooKeeper(zk);
         }
@@ -86,13 +94,27 @@ public final class Stores implements AutoCloseable {
     /** The stores of the parent run, in a forked JMH JVM (or in the same JVM when JMH does not fork). */
     public static Stores fromSystemProperties() {
         return new Stores(
-                required(P + "redis"), required(P + "mysql"), required(P + "zookeeper"), required(P + "runId"), null);
+                required(P + "redis"),
+                required(P + "mysql"),
+                required(P + "postgres"),
+                required(P + "zookeeper"),
+                required(P + "runId"),
+                null);
     }
 
     /** The system properties that let {@link #fromSystemProperties()} find these stores. */
     public Map<String, String> systemProperties() {
         return Map.of(
-                P + "redis", redisUrl, P + "mysql", mysqlUrl, P + "zookeeper", zookeeperConnect, P + "runId", runId);
+                P + "redis",
+                redisUrl,
+                P + "mysql",
+                mysqlUrl,
+                P + "postgres",
+                postgresUrl,
+                P + "zookeeper",
+                zookeeperConnect,
+                P + "runId",
+                runId);
     }
 
     /**
@@ -182,6 +204,14 @@ public final class Stores implements AutoCloseable {
                             + "): start MariaDB/MySQL or set LOCKSMITH_TEST_MYSQL_URL",
                     e);
         }
+        try (Connection c = postgresConnection()) {
+            c.isValid(2);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "PostgreSQL at " + postgresJdbcUrl() + " does not answer (" + e.getMessage()
+                            + "): start PostgreSQL or set LOCKSMITH_TEST_POSTGRES_URL",
+                    e);
+        }
         fourLetterWord("srvr");
     }
 
@@ -198,6 +228,11 @@ public final class Stores implements AutoCloseable {
     /** The MySQL URL, as Locksmith takes it ({@code mysql://user[:password]@host:port/database}). */
     public String mysqlUrl() {
         return mysqlUrl;
+    }
+
+    /** The PostgreSQL URL, as Locksmith takes it ({@code postgresql://user[:password]@host:port/database}). */
+    public String postgresUrl() {
+        return postgresUrl;
     }
 
     /** ZooKeeper's connect string ({@code host:port}). */
@@ -265,14 +300,12 @@ public final class Stores implements AutoCloseable {
 
     /** The MySQL user. */
     public String mysqlUser() {
-        String info = URI.create(mysqlUrl).getUserInfo();
-        return info == null ? "root" : info.contains(":") ? info.substring(0, info.indexOf(':')) : info;
+        return user(mysqlUrl, "root");
     }
 
     /** The MySQL password (empty for none). */
     public String mysqlPassword() {
-        String info = URI.create(mysqlUrl).getUserInfo();
-        return info == null || !info.contains(":") ? "" : info.substring(info.indexOf(':') + 1);
+        return password(mysqlUrl);
     }
 
     /** A fresh plain JDBC connection, for counters, floors and DDL; close it after use. */
@@ -282,6 +315,42 @@ public final class Stores implements AutoCloseable {
         props.setProperty("password", mysqlPassword());
         props.setProperty("connectTimeout", "5000");
         return DriverManager.getConnection(jdbcUrl(), props);
+    }
+
+    /** The JDBC URL of the PostgreSQL database ({@code jdbc:postgresql://host:port/db}), without credentials. */
+    public String postgresJdbcUrl() {
+        URI uri = URI.create(postgresUrl);
+        int port = uri.getPort() < 0 ? 5432 : uri.getPort();
+        return "jdbc:postgresql://" + uri.getHost() + ":" + port + uri.getPath();
+    }
+
+    /** The PostgreSQL user. */
+    public String postgresUser() {
+        return user(postgresUrl, "postgres");
+    }
+
+    /** The PostgreSQL password (empty for none). */
+    public String postgresPassword() {
+        return password(postgresUrl);
+    }
+
+    /** A fresh plain JDBC connection to PostgreSQL, for floors, versions and DDL; close it after use. */
+    public Connection postgresConnection() throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", postgresUser());
+        props.setProperty("password", postgresPassword());
+        props.setProperty("connectTimeout", "5");
+        return DriverManager.getConnection(postgresJdbcUrl(), props);
+    }
+
+    private static String user(String url, String fallback) {
+        String info = URI.create(url).getUserInfo();
+        return info == null ? fallback : info.contains(":") ? info.substring(0, info.indexOf(':')) : info;
+    }
+
+    private static String password(String url) {
+        String info = URI.create(url).getUserInfo();
+        return info == null || !info.contains(":") ? "" : info.substring(info.indexOf(':') + 1);
     }
 
     /** The answer of a ZooKeeper four-letter word such as {@code srvr}. */
@@ -303,7 +372,7 @@ public final class Stores implements AutoCloseable {
         }
     }
 
-    /** Version lines of the three servers, for the report. */
+    /** Version lines of the four servers, for the report. */
     public List<String> serverVersions() {
         List<String> versions = new ArrayList<>();
         try (Jedis jedis = redis()) {
@@ -319,6 +388,16 @@ public final class Stores implements AutoCloseable {
         } catch (SQLException e) {
             versions.add("MySQL version unknown: " + e.getMessage());
         }
+        try (Connection c = postgresConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT current_setting('server_version'),"
+                        + " current_setting('fsync'), current_setting('synchronous_commit')")) {
+            rs.next();
+            versions.add("PostgreSQL " + rs.getString(1) + " at " + postgresJdbcUrl() + " (fsync=" + rs.getString(2)
+                    + ", synchronous_commit=" + rs.getString(3) + ")");
+        } catch (SQLException e) {
+            versions.add("PostgreSQL version unknown: " + e.getMessage());
+        }
         String srvr = fourLetterWord("srvr");
         String zkVersion = srvr.lines()
                 .filter(l -> l.startsWith("Zookeeper version:"))
@@ -331,8 +410,8 @@ public final class Stores implements AutoCloseable {
     }
 
     /**
-     * Removes what this run left in the stores: its Redis keys (all under {@code lsbench:<runId>:}), its MySQL tables
-     * and, on an external ZooKeeper, its nodes. Nothing of another run or application is touched.
+     * Removes what this run left in the stores: its Redis keys (all under {@code lsbench:<runId>:}), its MySQL tables,
+     * its PostgreSQL tables and functions and, on an external ZooKeeper, its nodes. Nothing of another run or application is touched.
      */
     public void removeRunState() {
         try (Jedis jedis = redis()) {
@@ -364,6 +443,24 @@ public final class Stores implements AutoCloseable {
             }
         } catch (SQLException e) {
             System.err.println("[bench] could not drop this run's MySQL tables: " + e);
+        }
+        try (Connection c = postgresConnection();
+                Statement s = c.createStatement()) {
+            List<String> drops = new ArrayList<>();
+            String like = "'lsbench\\_" + runId + "\\_%'";
+            try (ResultSet rs = s.executeQuery("SELECT format('DROP FUNCTION %s', p.oid::regprocedure) FROM pg_proc p"
+                    + " WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE " + like
+                    + " UNION ALL SELECT format('DROP TABLE %I', tablename) FROM pg_tables"
+                    + " WHERE schemaname = current_schema() AND tablename LIKE " + like)) {
+                while (rs.next()) {
+                    drops.add(rs.getString(1));
+                }
+            }
+            for (String drop : drops) {
+                s.execute(drop);
+            }
+        } catch (SQLException e) {
+            System.err.println("[bench] could not drop this run's PostgreSQL tables: " + e);
         }
         if (zookeeperServer == null) {
             try (var curator = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
@@ -421,6 +518,12 @@ public final class Stores implements AutoCloseable {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "redis %s, mysql %s, zookeeper %s", redisUrl, jdbcUrl(), zookeeperConnect);
+        return String.format(
+                Locale.ROOT,
+                "redis %s, mysql %s, postgresql %s, zookeeper %s",
+                redisUrl,
+                jdbcUrl(),
+                postgresJdbcUrl(),
+                zookeeperConnect);
     }
 }

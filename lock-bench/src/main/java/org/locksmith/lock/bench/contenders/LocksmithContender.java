@@ -51,6 +51,15 @@ public final class LocksmithContender implements Contender {
                 "strategy=" + strategy + "&poolSize=16");
     }
 
+    public static Contender postgres() {
+        return new LocksmithContender(
+                "locksmith-postgres",
+                "Locksmith PostgreSQL: session advisory locks, one function call per grant, waiting in the server's"
+                        + " lock manager (pool 16)",
+                StoreKind.POSTGRES,
+                "poolSize=16");
+    }
+
     @Override
     public String name() {
         return name;
@@ -73,7 +82,8 @@ public final class LocksmithContender implements Contender {
 
     @Override
     public String notApplicable(Scenario scenario) {
-        if (scenario == Scenario.S6 && (name.endsWith("-row") || name.endsWith("-named"))) {
+        if (scenario == Scenario.S6
+                && (name.endsWith("-row") || name.endsWith("-named") || store == StoreKind.POSTGRES)) {
             return "holds one pooled connection per held lock (that is how a dead client frees its locks), so 10,000"
                     + " held locks would need 10,000 connections";
         }
@@ -105,8 +115,16 @@ public final class LocksmithContender implements Contender {
                         .append(name.substring(name.lastIndexOf('-') + 1))
                         .append('&')
                         .append(parameters);
+            case POSTGRES ->
+                url.append(stores.postgresUrl())
+                        .append(stores.postgresUrl().contains("?") ? '&' : '?')
+                        .append("table=lsbench_")
+                        .append(stores.runId())
+                        .append("_locksmith&")
+                        .append(parameters);
         }
-        if (lease != null && store != StoreKind.ZOOKEEPER) {
+        // ZooKeeper and PostgreSQL have no lease: a lock lives as long as its session.
+        if (lease != null && store != StoreKind.ZOOKEEPER && store != StoreKind.POSTGRES) {
             url.append("&leaseMs=").append(lease.toMillis());
         }
         String s = url.toString();
