@@ -31,9 +31,20 @@ abstract class SessionLease implements BackendLease {
         this.lastConfirmedNanos = confirmedAtNanos;
     }
 
-    /** A check sent at {@code sentAtNanos} proved the lock held. */
-    void confirmed(long sentAtNanos) {
-        lastConfirmedNanos = sentAtNanos;
+    /**
+     * A check sent at {@code sentAtNanos} proved the lock held. False if the connection was given back meanwhile: a
+     * check whose reply was read late (the process was paused in between) may find that the sweep has already closed
+     * the session, and another client may hold the key; such a lease must be reported lost, never renewed. One
+     * monitor with {@link #giveBackIfRunOut}, so that a confirmation and a give-back never cross.
+     */
+    synchronized boolean confirmed(long sentAtNanos) {
+        if (givenBack.get()) {
+            return false;
+        }
+        if (sentAtNanos - lastConfirmedNanos > 0) {
+            lastConfirmedNanos = sentAtNanos;
+        }
+        return true;
     }
 
     /**
@@ -43,7 +54,7 @@ abstract class SessionLease implements BackendLease {
      *
      * @return whether this call gave the connection back
      */
-    boolean giveBackIfRunOut(long nowNanos, long sessionNanos) {
+    synchronized boolean giveBackIfRunOut(long nowNanos, long sessionNanos) {
         return nowNanos - lastConfirmedNanos >= sessionNanos && giveBackLost();
     }
 

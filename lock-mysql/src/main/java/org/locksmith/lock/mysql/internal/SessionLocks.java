@@ -91,8 +91,14 @@ abstract sealed class SessionLocks extends Strategy permits RowLocks, NamedLocks
                 continue;
             }
             if (alive) {
-                lease.confirmed(sentAt);
-                report.renewed(lease, sentAt);
+                if (lease.confirmed(sentAt)) {
+                    report.renewed(lease, sentAt);
+                } else {
+                    report.lost(
+                            lease,
+                            "its connection to " + shard + " was given back, as no check had confirmed it"
+                                    + " within the session timeout: the server may have freed the lock");
+                }
                 continue;
             }
             report.lost(lease, "its session on " + shard + " ended or no longer holds the lock");
