@@ -3,6 +3,7 @@ package org.locksmith.lock.redis;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.LockClient;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -13,7 +14,10 @@ import redis.clients.jedis.JedisCluster;
  * The TCK against a Redis Cluster of three masters started by the test. Clients are built the way an application
  * with its own Jedis would: {@code RedisLocks} on two {@link JedisCluster}s (short commands, blocking waits); worker
  * JVMs open the same cluster by URL.
+ *
+ * <p>Tagged thorough (-Pthorough): the default build keeps RedisClusterTest (hash tags, slots, one client across nodes) and RedisClusterFailoverTest; the whole TCK on a cluster takes over a minute.
  */
+@Tag("thorough")
 class RedisClusterTckTest extends RedisTckSupport {
     private static PrivateRedisCluster cluster;
 

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.tck.LockFaults;
@@ -17,7 +18,10 @@ import org.locksmith.lock.tck.LockTck;
 /**
  * The whole TCK against the file-based reference backend, opened by URL through its provider, with worker JVMs:
  * this is where the multi-process contracts (c01 processes, killed holders, c07 expiry after a crash) are proven.
+ *
+ * <p>Tagged thorough (-Pthorough): the default build proves the kit passes a correct backend with the memory reference and the four real backends.
  */
+@Tag("thorough")
 class FileReferenceTckTest extends LockTck {
     private static final Path DIR = newDirectory();
 
