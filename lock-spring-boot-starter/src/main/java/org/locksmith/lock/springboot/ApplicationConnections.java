@@ -32,21 +32,22 @@ final class ApplicationConnections {
 
     static LockClient open(String url, ConfigurableListableBeanFactory beanFactory, String clientBeanName) {
         LockUrl lockUrl = LockUrl.parse(url);
+        ClassLoader loader = beanFactory.getBeanClassLoader();
         switch (lockUrl.scheme()) {
             case "redis", "rediss" -> {
-                requireClass("org.locksmith.lock.redis.RedisLocks", "lock-redis", lockUrl);
+                requireClass("org.locksmith.lock.redis.RedisLocks", "lock-redis", lockUrl, loader);
                 return Redis.open(lockUrl, beanFactory, clientBeanName);
             }
             case "zookeeper" -> {
-                requireClass("org.locksmith.lock.zookeeper.ZooKeeperLocks", "lock-zookeeper", lockUrl);
+                requireClass("org.locksmith.lock.zookeeper.ZooKeeperLocks", "lock-zookeeper", lockUrl, loader);
                 return ZooKeeper.open(lockUrl, beanFactory, clientBeanName);
             }
             case "mysql" -> {
-                requireClass("org.locksmith.lock.mysql.MySqlLocks", "lock-mysql", lockUrl);
+                requireClass("org.locksmith.lock.mysql.MySqlLocks", "lock-mysql", lockUrl, loader);
                 return MySql.open(lockUrl, beanFactory, clientBeanName);
             }
             case "postgresql", "postgres" -> {
-                requireClass("org.locksmith.lock.postgres.PostgresLocks", "lock-postgres", lockUrl);
+                requireClass("org.locksmith.lock.postgres.PostgresLocks", "lock-postgres", lockUrl, loader);
                 return Postgres.open(lockUrl, beanFactory, clientBeanName);
             }
             default ->
@@ -57,8 +58,8 @@ final class ApplicationConnections {
         }
     }
 
-    private static void requireClass(String className, String module, LockUrl url) {
-        if (!ClassUtils.isPresent(className, ApplicationConnections.class.getClassLoader())) {
+    private static void requireClass(String className, String module, LockUrl url, ClassLoader loader) {
+        if (!ClassUtils.isPresent(className, loader)) {
             throw new IllegalStateException("locksmith.url " + url + " needs the Locksmith backend module "
                     + "org.locksmith:" + module + " on the class path: add it to the application's dependencies");
         }

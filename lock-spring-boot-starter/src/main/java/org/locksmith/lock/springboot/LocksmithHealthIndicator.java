@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.locksmith.lock.LockClient;
@@ -72,11 +73,18 @@ public class LocksmithHealthIndicator implements HealthIndicator, DisposableBean
     @Override
     public Health health() {
         Health.Builder health;
-        Future<Boolean> probe = prober.submit(() -> {
-            Optional<LockLease> lease = client.lock(key).tryAcquire();
-            lease.ifPresent(LockLease::release);
-            return lease.isPresent();
-        });
+        Future<Boolean> probe;
+        try {
+            probe = prober.submit(() -> {
+                Optional<LockLease> lease = client.lock(key).tryAcquire();
+                lease.ifPresent(LockLease::release);
+                return lease.isPresent();
+            });
+        } catch (RejectedExecutionException closing) {
+            return Health.unknown()
+                    .withDetail("error", "the application context is closing")
+                    .build();
+        }
         try {
             boolean granted = probe.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             health = Health.up().withDetail("probe", granted ? "granted" : "held elsewhere");

@@ -45,12 +45,15 @@ class MySqlStarterTest {
         runner.withPropertyValues(
                         "locksmith.url=mysql://?table=" + TABLE + "&strategy=lease&leaseMs=5000",
                         "locksmith.use-application-connections=true")
-                .withBean(DataSource.class, MySqlStarterTest::applicationDataSource)
+                .withBean("dataSource", DataSource.class, MySqlStarterTest::applicationDataSource)
                 .run(context -> {
                     LockClient client = context.getBean(LockClient.class);
                     assertThat(client.backend())
                             .as("the URL's strategy applies")
                             .contains("lease");
+                    assertThat(context.getBeanFactory().getDependentBeans("dataSource"))
+                            .as("the context closes the lock client before the application's DataSource")
+                            .contains("lockClient");
                     HikariDataSource pool = (HikariDataSource) context.getBean(DataSource.class);
                     try (LockLease lease = client.lock(KEY + "-app").acquire(Duration.ofSeconds(5))) {
                         assertThat(lease.isValid()).isTrue();

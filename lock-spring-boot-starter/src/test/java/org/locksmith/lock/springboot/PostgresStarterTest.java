@@ -44,9 +44,12 @@ class PostgresStarterTest {
         runner.withPropertyValues(
                         "locksmith.url=postgresql://?table=" + TABLE + "&poolSize=2",
                         "locksmith.use-application-connections=true")
-                .withBean(DataSource.class, PostgresStarterTest::applicationDataSource)
+                .withBean("dataSource", DataSource.class, PostgresStarterTest::applicationDataSource)
                 .run(context -> {
                     LockClient client = context.getBean(LockClient.class);
+                    assertThat(context.getBeanFactory().getDependentBeans("dataSource"))
+                            .as("the context closes the lock client before the application's DataSource")
+                            .contains("lockClient");
                     HikariDataSource pool = (HikariDataSource) context.getBean(DataSource.class);
                     try (LockLease lease = client.lock(KEY + "-app").acquire(Duration.ofSeconds(5))) {
                         assertThat(lease.isValid()).isTrue();

@@ -3,22 +3,32 @@ package org.locksmith.lock.springboot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
 import java.time.Duration;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.micrometer.LockMetrics;
 import org.locksmith.lock.spi.LockUrl;
 import org.locksmith.lock.testservers.TestRedis;
 import org.locksmith.lock.testsupport.StallingProxy;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -141,11 +151,71 @@ class RedisStarterTest {
                         assertThat(down.getStatus()).isEqualTo(Status.DOWN);
                         assertThat(down.getDetails()).containsKeys("error", "backend", "heldLeases");
                         proxy.resume();
-                        org.awaitility.Awaitility.await()
+                        Awaitility.await()
                                 .atMost(Duration.ofSeconds(5))
                                 .until(() -> health.health().getStatus().equals(Status.UP));
                     });
         }
+    }
+
+    @Test
+    void healthAndMetricsFollowTheClassPathAndTheirSwitches() {
+        ApplicationContextRunner withRegistry = runner.withPropertyValues("locksmith.url=" + url())
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+        withRegistry.run(context -> assertThat(context)
+                .hasSingleBean(LocksmithHealthIndicator.class)
+                .hasSingleBean(LockMetrics.class));
+        withRegistry
+                .withClassLoader(new FilteredClassLoader(HealthIndicator.class, LockMetrics.class))
+                .run(context -> assertThat(context)
+                        .as("without spring-boot-health and lock-micrometer")
+                        .hasSingleBean(LockClient.class)
+                        .doesNotHaveBean(LocksmithHealthIndicator.class)
+                        .doesNotHaveBean(LockMetrics.class));
+        withRegistry
+                .withPropertyValues("locksmith.metrics.enabled=false", "management.health.locksmith.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasSingleBean(LockClient.class)
+                        .doesNotHaveBean(LocksmithHealthIndicator.class)
+                        .doesNotHaveBean(LockMetrics.class));
+        runner.withPropertyValues("locksmith.url=" + url())
+                .run(context ->
+                        assertThat(context).as("without a MeterRegistry bean").doesNotHaveBean(LockMetrics.class));
+    }
+
+    @Test
+    void aMissingBackendModuleIsNamed() {
+        runner.withClassLoader(new FilteredClassLoader("org.locksmith.lock.redis"))
+                .withPropertyValues("locksmith.url=redis://?leaseMs=5000", "locksmith.use-application-connections=true")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("org.locksmith:lock-redis"));
+    }
+
+    @Test
+    void healthCountsLeasesLostRecently() {
+        runner.withPropertyValues("locksmith.url=" + url() + "&leaseMs=600").run(context -> {
+            LockClient client = context.getBean(LockClient.class);
+            LocksmithHealthIndicator health = context.getBean(LocksmithHealthIndicator.class);
+            LockLease lease = client.lock("lost-lease").acquire(Duration.ofSeconds(5));
+            try (Jedis redis = new Jedis(URI.create(TestRedis.sharedUrl()))) {
+                Set<String> keys = redis.keys("*" + PREFIX + "*lock:lost-lease");
+                assertThat(keys).as("the lock in Redis").hasSize(1);
+                redis.del(keys.iterator().next());
+            }
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(health.health().getDetails())
+                            .containsEntry("lostRecently", 1)
+                            .containsEntry("heldLeases", 1));
+            assertThat(health.health().getStatus())
+                    .as("a loss alone does not turn the store DOWN")
+                    .isEqualTo(Status.UP);
+            assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+            assertThat(health.health().getDetails()).containsEntry("heldLeases", 0);
+        });
     }
 
     private static java.util.List<Throwable> causes(Throwable e) {
