@@ -47,32 +47,40 @@ public class LocksmithProperties {
     /** Creates the settings with their defaults. */
     public LocksmithProperties() {}
 
-    /** The lock URL, or null if none is set. */
+    /** {@return the lock URL, or null if none is set} */
     public String getUrl() {
         return url;
     }
 
-    /** Sets the lock URL. */
+    /**
+     * Sets the lock URL.
+     *
+     * @param url the new value
+     */
     public void setUrl(String url) {
         this.url = url;
     }
 
-    /** Whether the client is built on the application's own connection bean. */
+    /** {@return whether the client is built on the application's own connection bean} */
     public boolean isUseApplicationConnections() {
         return useApplicationConnections;
     }
 
-    /** Sets whether the client is built on the application's own connection bean. */
+    /**
+     * Sets whether the client is built on the application's own connection bean.
+     *
+     * @param useApplicationConnections the new value
+     */
     public void setUseApplicationConnections(boolean useApplicationConnections) {
         this.useApplicationConnections = useApplicationConnections;
     }
 
-    /** The health indicator's settings. */
+    /** {@return the health indicator's settings} */
     public Health getHealth() {
         return health;
     }
 
-    /** The Micrometer binding's settings. */
+    /** {@return the Micrometer binding's settings} */
     public Metrics getMetrics() {
         return metrics;
     }
@@ -95,32 +103,44 @@ public class LocksmithProperties {
         /** Creates the settings with their defaults. */
         public Health() {}
 
-        /** The reserved key the probe takes. */
+        /** {@return the reserved key the probe takes} */
         public String getKey() {
             return key;
         }
 
-        /** Sets the reserved key the probe takes. */
+        /**
+         * Sets the reserved key the probe takes.
+         *
+         * @param key the new value
+         */
         public void setKey(String key) {
             this.key = key;
         }
 
-        /** How long the probe may take. */
+        /** {@return how long the probe may take} */
         public Duration getTimeout() {
             return timeout;
         }
 
-        /** Sets how long the probe may take. */
+        /**
+         * Sets how long the probe may take.
+         *
+         * @param timeout the new value
+         */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }
 
-        /** How far back lost leases are counted. */
+        /** {@return how far back lost leases are counted} */
         public Duration getLostWindow() {
             return lostWindow;
         }
 
-        /** Sets how far back lost leases are counted. */
+        /**
+         * Sets how far back lost leases are counted.
+         *
+         * @param lostWindow the new value
+         */
         public void setLostWindow(Duration lostWindow) {
             this.lostWindow = lostWindow;
         }
@@ -135,12 +155,16 @@ public class LocksmithProperties {
         /** Creates the settings with their defaults. */
         public Metrics() {}
 
-        /** Whether the lock metrics are bound. */
+        /** {@return whether the lock metrics are bound} */
         public boolean isEnabled() {
             return enabled;
         }
 
-        /** Sets whether the lock metrics are bound. */
+        /**
+         * Sets whether the lock metrics are bound.
+         *
+         * @param enabled the new value
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
