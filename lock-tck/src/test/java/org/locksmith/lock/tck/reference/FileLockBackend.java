@@ -53,7 +53,11 @@ final class FileLockBackend implements LockBackend {
     /** Deliberate defects of broken variants, for the TCK's self-test; {@code NONE} is the reference. */
     enum Defect {
         NONE,
-        /** Checks an expired lease and takes it over outside the file lock: racing contenders all win. */
+        /**
+         * Checks an expired lease and takes it over outside the file lock, 50 ms later: racing contenders all win.
+         * (With 20 ms, the racers of c01's killed-holder race, polling every 5-15 ms, all missed the window once on
+         * a loaded 2-core CI machine, where a thread may not run for 20 ms.)
+         */
         RACY_TAKEOVER,
         /** Takes over an expired lease with the expired holder's token instead of the next one. */
         TOKEN_REUSED_ON_TAKEOVER,
@@ -281,7 +285,7 @@ final class FileLockBackend implements LockBackend {
             if (s == null || s.expiresAtMillis() > System.currentTimeMillis()) {
                 return null;
             }
-            Thread.sleep(20);
+            Thread.sleep(50);
             long token = s.token() + 1;
             write(fence(base), Long.toString(token));
             write(
