@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,10 +79,10 @@ class PostgresFailoverTest {
         }
     }
 
-    private static long counterOn(PrivatePostgres server, String key) throws SQLException {
+    private static long counterOn(PrivatePostgres server, String key) throws Exception {
         try (Connection c = DriverManager.getConnection(server.jdbcUrl(), "postgres", "");
                 PreparedStatement ps = c.prepareStatement("SELECT token FROM failover WHERE key_hash = ?")) {
-            ps.setBytes(1, PostgresTckTest.sha256(key));
+            ps.setBytes(1, PostgresLocksTest.sha256(key));
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0;
             }
