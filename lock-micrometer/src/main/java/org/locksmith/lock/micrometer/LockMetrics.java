@@ -49,7 +49,7 @@ public final class LockMetrics implements LockObserver {
     private final MeterRegistry registry;
     private final Tags tags;
     private final Function<String, String> keyTag;
-    private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+    private final Map<String, Meters> meters = new ConcurrentHashMap<>();
 
     private LockMetrics(MeterRegistry registry, Tags tags, Function<String, String> keyTag) {
         this.registry = registry;
@@ -104,84 +104,111 @@ public final class LockMetrics implements LockObserver {
         }
     }
 
-    private Tags tags(String backend, String key) {
-        Tags t = tags.and("backend", backend);
-        if (keyTag != null) {
-            String value = keyTag.apply(key);
-            t = t.and("key", value == null ? "other" : value);
+    /**
+     * The meters of one backend and key tag, built once: recording on the acquiring or releasing thread is then a
+     * map lookup, not a tag list sorted and a registry searched per event.
+     */
+    private final class Meters {
+        final Timer acquired;
+        final Timer timedOut;
+        final Timer heldFor;
+        final Timer heldLost;
+        final Counter lost;
+        final Counter renewalFailures;
+        final Map<String, Counter> errors = new ConcurrentHashMap<>();
+        final AtomicLong held = new AtomicLong();
+        final Tags tags;
+
+        Meters(Tags tags) {
+            this.tags = tags;
+            acquired = waitTimer(tags, "acquired");
+            timedOut = waitTimer(tags, "timed_out");
+            heldFor = heldTimer(tags, false);
+            heldLost = heldTimer(tags, true);
+            lost = Counter.builder("locksmith.lock.lost")
+                    .description("Leases lost while held")
+                    .tags(tags)
+                    .register(registry);
+            renewalFailures = Counter.builder("locksmith.lock.renewal.failures")
+                    .description("Renewals or session checks not confirmed (retried)")
+                    .tags(tags)
+                    .register(registry);
+            Gauge.builder("locksmith.lock.leases.held", held, AtomicLong::get)
+                    .description("Leases granted and not yet released")
+                    .tags(tags)
+                    .register(registry);
         }
-        return t;
+
+        Counter errors(String operation) {
+            return errors.computeIfAbsent(
+                    operation,
+                    op -> Counter.builder("locksmith.lock.backend.errors")
+                            .description("Store failures during acquire or release")
+                            .tags(tags)
+                            .tag("operation", op)
+                            .register(registry));
+        }
     }
 
-    private AtomicLong heldGauge(String backend, String key) {
-        Tags t = tags(backend, key);
-        return held.computeIfAbsent(t.toString(), k -> {
-            AtomicLong count = new AtomicLong();
-            Gauge.builder("locksmith.lock.leases.held", count, AtomicLong::get)
-                    .description("Leases granted and not yet released")
-                    .tags(t)
-                    .register(registry);
-            return count;
+    private Timer waitTimer(Tags tags, String outcome) {
+        return Timer.builder("locksmith.lock.wait")
+                .description("How long callers waited for a grant, or until they gave up")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    private Timer heldTimer(Tags tags, boolean lost) {
+        return Timer.builder("locksmith.lock.held")
+                .description("How long leases were held, counted at release")
+                .tags(tags)
+                .tag("lost", String.valueOf(lost))
+                .register(registry);
+    }
+
+    private Meters meters(String backend, String key) {
+        String value = keyTag == null ? null : keyTag.apply(key);
+        String id = keyTag == null ? backend : backend + '\u0000' + (value == null ? "other" : value);
+        return meters.computeIfAbsent(id, k -> {
+            Tags t = tags.and("backend", backend);
+            if (keyTag != null) {
+                t = t.and("key", value == null ? "other" : value);
+            }
+            return new Meters(t);
         });
     }
 
     @Override
     public void acquired(String backend, String key, long waitNanos, long fencingToken) {
-        Timer.builder("locksmith.lock.wait")
-                .description("How long callers waited for a grant, or until they gave up")
-                .tags(tags(backend, key))
-                .tag("outcome", "acquired")
-                .register(registry)
-                .record(waitNanos, TimeUnit.NANOSECONDS);
-        heldGauge(backend, key).incrementAndGet();
+        Meters m = meters(backend, key);
+        m.acquired.record(waitNanos, TimeUnit.NANOSECONDS);
+        m.held.incrementAndGet();
     }
 
     @Override
     public void released(String backend, String key, long holdNanos, boolean lost) {
-        Timer.builder("locksmith.lock.held")
-                .description("How long leases were held, counted at release")
-                .tags(tags(backend, key))
-                .tag("lost", String.valueOf(lost))
-                .register(registry)
-                .record(holdNanos, TimeUnit.NANOSECONDS);
-        heldGauge(backend, key).decrementAndGet();
+        Meters m = meters(backend, key);
+        (lost ? m.heldLost : m.heldFor).record(holdNanos, TimeUnit.NANOSECONDS);
+        m.held.decrementAndGet();
     }
 
     @Override
     public void timedOut(String backend, String key, long waitNanos) {
-        Timer.builder("locksmith.lock.wait")
-                .description("How long callers waited for a grant, or until they gave up")
-                .tags(tags(backend, key))
-                .tag("outcome", "timed_out")
-                .register(registry)
-                .record(waitNanos, TimeUnit.NANOSECONDS);
+        meters(backend, key).timedOut.record(waitNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void lost(String backend, String key, String reason) {
-        Counter.builder("locksmith.lock.lost")
-                .description("Leases lost while held")
-                .tags(tags(backend, key))
-                .register(registry)
-                .increment();
+        meters(backend, key).lost.increment();
     }
 
     @Override
     public void renewalFailed(String backend, String key, String reason) {
-        Counter.builder("locksmith.lock.renewal.failures")
-                .description("Renewals or session checks not confirmed (retried)")
-                .tags(tags(backend, key))
-                .register(registry)
-                .increment();
+        meters(backend, key).renewalFailures.increment();
     }
 
     @Override
     public void backendError(String backend, String key, String operation, LockBackendException error) {
-        Counter.builder("locksmith.lock.backend.errors")
-                .description("Store failures during acquire or release")
-                .tags(tags(backend, key))
-                .tag("operation", operation)
-                .register(registry)
-                .increment();
+        meters(backend, key).errors(operation).increment();
     }
 }
