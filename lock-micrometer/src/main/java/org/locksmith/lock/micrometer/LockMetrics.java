@@ -2,6 +2,7 @@ package org.locksmith.lock.micrometer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -105,65 +106,61 @@ public final class LockMetrics implements LockObserver {
     }
 
     /**
-     * The meters of one backend and key tag, built once: recording on the acquiring or releasing thread is then a
-     * map lookup, not a tag list sorted and a registry searched per event.
+     * The meters of one backend and key tag, each registered on its first use and kept: recording on the acquiring
+     * or releasing thread is then a map lookup, not a tag list sorted and a registry searched per event.
      */
     private final class Meters {
-        final Timer acquired;
-        final Timer timedOut;
-        final Timer heldFor;
-        final Timer heldLost;
-        final Counter lost;
-        final Counter renewalFailures;
-        final Map<String, Counter> errors = new ConcurrentHashMap<>();
-        final AtomicLong held = new AtomicLong();
         final Tags tags;
+        final AtomicLong held = new AtomicLong();
+        private final Map<String, Meter> built = new ConcurrentHashMap<>();
+        private volatile boolean gauge;
 
         Meters(Tags tags) {
             this.tags = tags;
-            acquired = waitTimer(tags, "acquired");
-            timedOut = waitTimer(tags, "timed_out");
-            heldFor = heldTimer(tags, false);
-            heldLost = heldTimer(tags, true);
-            lost = Counter.builder("locksmith.lock.lost")
-                    .description("Leases lost while held")
-                    .tags(tags)
-                    .register(registry);
-            renewalFailures = Counter.builder("locksmith.lock.renewal.failures")
-                    .description("Renewals or session checks not confirmed (retried)")
-                    .tags(tags)
-                    .register(registry);
-            Gauge.builder("locksmith.lock.leases.held", held, AtomicLong::get)
-                    .description("Leases granted and not yet released")
-                    .tags(tags)
-                    .register(registry);
         }
 
-        Counter errors(String operation) {
-            return errors.computeIfAbsent(
-                    operation,
-                    op -> Counter.builder("locksmith.lock.backend.errors")
-                            .description("Store failures during acquire or release")
+        Timer waitTimer(String outcome) {
+            return (Timer) built.computeIfAbsent(
+                    "wait " + outcome,
+                    k -> Timer.builder("locksmith.lock.wait")
+                            .description("How long callers waited for a grant, or until they gave up")
                             .tags(tags)
-                            .tag("operation", op)
+                            .tag("outcome", outcome)
                             .register(registry));
         }
-    }
 
-    private Timer waitTimer(Tags tags, String outcome) {
-        return Timer.builder("locksmith.lock.wait")
-                .description("How long callers waited for a grant, or until they gave up")
-                .tags(tags)
-                .tag("outcome", outcome)
-                .register(registry);
-    }
+        Timer heldTimer(boolean lost) {
+            return (Timer) built.computeIfAbsent(
+                    "held " + lost,
+                    k -> Timer.builder("locksmith.lock.held")
+                            .description("How long leases were held, counted at release")
+                            .tags(tags)
+                            .tag("lost", String.valueOf(lost))
+                            .register(registry));
+        }
 
-    private Timer heldTimer(Tags tags, boolean lost) {
-        return Timer.builder("locksmith.lock.held")
-                .description("How long leases were held, counted at release")
-                .tags(tags)
-                .tag("lost", String.valueOf(lost))
-                .register(registry);
+        Counter counter(String name, String description, String operation) {
+            return (Counter) built.computeIfAbsent(name + " " + operation, k -> {
+                Counter.Builder b =
+                        Counter.builder(name).description(description).tags(tags);
+                return (operation == null ? b : b.tag("operation", operation)).register(registry);
+            });
+        }
+
+        AtomicLong held() {
+            if (!gauge) {
+                synchronized (this) {
+                    if (!gauge) {
+                        Gauge.builder("locksmith.lock.leases.held", held, AtomicLong::get)
+                                .description("Leases granted and not yet released")
+                                .tags(tags)
+                                .register(registry);
+                        gauge = true;
+                    }
+                }
+            }
+            return held;
+        }
     }
 
     private Meters meters(String backend, String key) {
@@ -181,34 +178,40 @@ public final class LockMetrics implements LockObserver {
     @Override
     public void acquired(String backend, String key, long waitNanos, long fencingToken) {
         Meters m = meters(backend, key);
-        m.acquired.record(waitNanos, TimeUnit.NANOSECONDS);
-        m.held.incrementAndGet();
+        m.waitTimer("acquired").record(waitNanos, TimeUnit.NANOSECONDS);
+        m.held().incrementAndGet();
     }
 
     @Override
     public void released(String backend, String key, long holdNanos, boolean lost) {
         Meters m = meters(backend, key);
-        (lost ? m.heldLost : m.heldFor).record(holdNanos, TimeUnit.NANOSECONDS);
-        m.held.decrementAndGet();
+        m.heldTimer(lost).record(holdNanos, TimeUnit.NANOSECONDS);
+        m.held().decrementAndGet();
     }
 
     @Override
     public void timedOut(String backend, String key, long waitNanos) {
-        meters(backend, key).timedOut.record(waitNanos, TimeUnit.NANOSECONDS);
+        meters(backend, key).waitTimer("timed_out").record(waitNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void lost(String backend, String key, String reason) {
-        meters(backend, key).lost.increment();
+        meters(backend, key)
+                .counter("locksmith.lock.lost", "Leases lost while held", null)
+                .increment();
     }
 
     @Override
     public void renewalFailed(String backend, String key, String reason) {
-        meters(backend, key).renewalFailures.increment();
+        meters(backend, key)
+                .counter("locksmith.lock.renewal.failures", "Renewals or session checks not confirmed (retried)", null)
+                .increment();
     }
 
     @Override
     public void backendError(String backend, String key, String operation, LockBackendException error) {
-        meters(backend, key).errors(operation).increment();
+        meters(backend, key)
+                .counter("locksmith.lock.backend.errors", "Store failures during acquire or release", operation)
+                .increment();
     }
 }
