@@ -183,6 +183,11 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void aWaiterPollingOnlyWithoutADeadlineFailsTheRequestCount() throws Exception {
+        assertCaught(BrokenTcks.PollWithoutDeadline.class, "c02_progress_idleWaiterDoesNotPoll", "must not poll");
+    }
+
+    @Test
     void aStoreEntriesHookThatNeverMovesFailsItsSelfCheck() throws Exception {
         assertCaught(
                 BrokenTcks.StoreEntriesHookNeverMoves.class, "c16_cleanup_hooksSeeTheStore", "does not see the store");

@@ -160,6 +160,19 @@ final class BrokenTcks {
         }
     }
 
+    /** Declares BLOCKING_WAKEUP, wakes timed waits, but polls every 30 ms for a wait without a deadline. */
+    static class PollWithoutDeadline extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-poll-without-deadline";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.POLL_WAKEUP_WITHOUT_DEADLINE);
+        }
+    }
+
     /** A correct backend whose TCK class has a storeEntries hook that always says 0: cleanup would pass on nothing. */
     static class StoreEntriesHookNeverMoves extends MemoryTck {
         @Override

@@ -42,6 +42,11 @@ final class MemoryLockBackend implements LockBackend {
          * of requests an idle waiter makes shows it.
          */
         POLL_WAKEUP_30MS,
+        /**
+         * Wakes timed waits but polls every 30 ms when a wait has no deadline ({@code acquire()}, {@code
+         * asLock().lock()}): a wait-time conversion that overflows does this.
+         */
+        POLL_WAKEUP_WITHOUT_DEADLINE,
         LEAKS_WAITER_ON_INTERRUPT,
         /** A release during an outage waits for the store to come back instead of failing within its timeout. */
         RELEASE_WAITS_OUT_OUTAGE,
@@ -282,7 +287,7 @@ final class MemoryLockBackend implements LockBackend {
                 if (restarting) {
                     wait = Math.min(wait, Math.max(1, store.grantsFromNanos - now));
                 }
-                long poll = pollNanos();
+                long poll = pollNanos(request);
                 if (poll == 0 && has(Defect.LOSES_WAKEUPS) && WAITS.incrementAndGet() % 4 == 0) {
                     poll = TimeUnit.MILLISECONDS.toNanos(500); // this wait's wake-up is lost
                 }
@@ -338,7 +343,10 @@ final class MemoryLockBackend implements LockBackend {
     }
 
     /** The poll interval of the polling defects (waiters not woken by releases); 0 for the correct wake-up. */
-    private long pollNanos() {
+    private long pollNanos(AcquireRequest request) {
+        if (has(Defect.POLL_WAKEUP_WITHOUT_DEADLINE) && request.remainingNanos() == Long.MAX_VALUE) {
+            return TimeUnit.MILLISECONDS.toNanos(30);
+        }
         if (has(Defect.POLL_WAKEUP_150MS)) {
             return TimeUnit.MILLISECONDS.toNanos(150);
         }
