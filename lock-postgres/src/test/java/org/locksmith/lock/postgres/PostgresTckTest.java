@@ -1,11 +1,14 @@
 package org.locksmith.lock.postgres;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
@@ -13,9 +16,12 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.Locks;
@@ -148,6 +154,63 @@ class PostgresTckTest extends LockTck {
     protected OptionalLong storeOperations() {
         return OptionalLong.of(
                 count("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"));
+    }
+
+    /**
+     * Not a TCK contract: PostgreSQL may grant a waiting advisory lock and still fail the statement with the wait's
+     * {@code lock_timeout} (55P03), raised at the waiter's next interrupt check, and a session-level advisory lock
+     * outlives the failed statement. A wait longer than one server-side wait is several; here each is 1 s. The
+     * waiter's server process is stopped until its first wait's timeout has passed, the holder releases (the server
+     * grants the lock to the stopped waiter), and the waiter continues: its first wait fails after the grant, its next
+     * one is granted, and its release must free the key, which it does not if the session took the lock twice.
+     */
+    @Test
+    void aLockTimeoutRaisedAfterTheGrantLeavesNothingHeld() throws Exception {
+        String key = "timeout-after-grant-" + UUID.randomUUID();
+        try (LockClient holder = newClient();
+                LockClient waiter = newClient()) {
+            BACKENDS.get(waiter).limitServerWaitsForTests(Duration.ofSeconds(1));
+            LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+            CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(() -> {
+                try (LockLease lease = waiter.lock(key).acquire(Duration.ofSeconds(20))) {
+                    return lease.fencingToken();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long pid = waitingSession(key);
+            SERVER.pauseProcess(pid);
+            try {
+                Thread.sleep(1500); // no event to wait for: the stopped waiter's lock_timeout (1 s) runs out
+                held.release(); // granted by the server to the stopped waiter
+            } finally {
+                SERVER.resumeProcess(pid);
+            }
+            assertThat(waiting.get(20, TimeUnit.SECONDS))
+                    .as("the waiter's token, granted after its first server-side wait failed")
+                    .isGreaterThan(held.fencingToken());
+            assertThat(holder.lock(key).tryAcquire().map(lease -> {
+                        lease.release();
+                        return true;
+                    }))
+                    .as("tryAcquire after the waiter released")
+                    .isPresent();
+        }
+    }
+
+    /** The server process of the session waiting for the key's advisory lock (waits up to 5 s for it to wait). */
+    private static long waitingSession(String key) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        String sql = "SELECT coalesce(max(l.pid), 0) FROM pg_locks l JOIN " + TABLE + " t ON " + holds("l", "t")
+                + " WHERE t.key_hash = ? AND NOT l.granted";
+        while (System.nanoTime() - until < 0) {
+            long pid = count(sql, sha256(key));
+            if (pid != 0) {
+                return pid;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no session waited for key '" + key + "' within 5 s");
     }
 
     /** A server restarted by an earlier test grants nothing for the restart hold-off (the TCK's session timeout). */

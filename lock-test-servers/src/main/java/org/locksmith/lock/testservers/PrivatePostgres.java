@@ -214,6 +214,29 @@ public final class PrivatePostgres implements AutoCloseable {
         signal("CONT");
     }
 
+    /**
+     * Stops one process of this server (a session's backend, by {@code pg_backend_pid()}) with SIGSTOP, until {@link
+     * #resumeProcess}: its timers and signals wait, and other sessions may grant it locks meanwhile.
+     *
+     * @throws IllegalArgumentException if {@code pid} is not a process of this server
+     */
+    public void pauseProcess(long pid) {
+        signalOne("STOP", pid);
+    }
+
+    /** Continues one process stopped by {@link #pauseProcess}. */
+    public void resumeProcess(long pid) {
+        signalOne("CONT", pid);
+    }
+
+    private void signalOne(String name, long pid) {
+        Process p = server;
+        if (p == null || p.descendants().noneMatch(h -> h.pid() == pid)) {
+            throw new IllegalArgumentException("process " + pid + " is not one of the private PostgreSQL's");
+        }
+        run(List.of("kill", "-" + name, String.valueOf(pid)));
+    }
+
     private void signal(String name) {
         Process p = server;
         if (p == null) {

@@ -60,6 +60,7 @@ public final class PostgresLockBackend implements LockBackend {
     private final Map<String, Long> ids = new ConcurrentHashMap<>();
     private final Map<PgLease, Boolean> held = new ConcurrentHashMap<>();
     private final ExecutorService cancelExecutor;
+    private volatile long maxWaitMillis = MAX_WAIT_MILLIS;
 
     /**
      * Opens a backend on {@code sessions}, checking the server and creating the schema first.
@@ -136,6 +137,14 @@ public final class PostgresLockBackend implements LockBackend {
         held.remove(lease);
     }
 
+    /**
+     * Makes every single server-side wait at most {@code longest} (5 minutes otherwise; longer waits are several), so
+     * that a test can see a wait's {@code lock_timeout} run out before its deadline.
+     */
+    public void limitServerWaitsForTests(Duration longest) {
+        this.maxWaitMillis = Math.max(1, longest.toMillis());
+    }
+
     /** The server process ids of the sessions holding this backend's locks; for tests that terminate them. */
     public List<Integer> heldSessionPids() {
         List<Integer> pids = new ArrayList<>();
@@ -160,9 +169,7 @@ public final class PostgresLockBackend implements LockBackend {
                 if (!request.isTry() && request.isCancelled()) {
                     return null;
                 }
-                long waitMillis = request.isTry()
-                        ? 0
-                        : Math.max(1, Math.min(MAX_WAIT_MILLIS, ceilMillis(request.remainingNanos())));
+                long waitMillis = request.isTry() ? 0 : waitMillis(request.remainingNanos());
                 c.setNetworkTimeout(
                         Runnable::run, (int) (waitMillis + settings.timeout().toMillis()));
                 ps.setBytes(1, hash);
@@ -193,10 +200,17 @@ public final class PostgresLockBackend implements LockBackend {
                         return null;
                     }
                     if (PgSql.isLockNotAvailable(e)) {
-                        maybeHeld = false; // the statement failed whole: nothing taken
+                        // Not proof that nothing was taken: the server may grant the lock and raise the timeout at
+                        // its next interrupt check, and the session keeps the lock. Freed before the next wait, which
+                        // would otherwise take it a second time (advisory locks count per session); on return, the
+                        // clean-up frees it.
                         if (request.isTry() || request.remainingNanos() <= 0) {
                             return null;
                         }
+                        if (!freeSession(c)) {
+                            throw e;
+                        }
+                        maybeHeld = false;
                         continue;
                     }
                     if (PgSql.SHARED_SESSION.equals(e.getSQLState())) {
@@ -248,7 +262,16 @@ public final class PostgresLockBackend implements LockBackend {
             sessions.giveBack(c);
             return;
         }
-        boolean clean = uninterrupted(() -> {
+        if (freeSession(c)) {
+            sessions.giveBack(c);
+        } else {
+            sessions.discard(c); // cannot prove the lock free on this session: end the session
+        }
+    }
+
+    /** Frees every lock the session holds and clears its lock settings; false if that failed. */
+    private boolean freeSession(Connection c) {
+        return uninterrupted(() -> {
             try (Statement s = c.createStatement()) {
                 c.setNetworkTimeout(Runnable::run, (int) settings.timeout().toMillis());
                 s.execute(PgSql.CLEAN_UP);
@@ -257,11 +280,6 @@ public final class PostgresLockBackend implements LockBackend {
                 return false;
             }
         });
-        if (clean) {
-            sessions.giveBack(c);
-        } else {
-            sessions.discard(c); // cannot prove the lock free on this session: end the session
-        }
     }
 
     /** Sleeps up to {@code millis} or the request's deadline; false if the request was cancelled or ran out. */
@@ -404,8 +422,16 @@ public final class PostgresLockBackend implements LockBackend {
         }
     }
 
-    private static long ceilMillis(long nanos) {
-        return (Math.max(0, nanos) + 999_999) / 1_000_000;
+    /**
+     * The server-side wait for {@code remainingNanos}, in whole milliseconds rounded up (the exact deadline is kept by
+     * cancelling the wait): at least 1, at most {@link #MAX_WAIT_MILLIS}, also for a wait without a deadline.
+     */
+    private long waitMillis(long remainingNanos) {
+        long max = maxWaitMillis;
+        if (remainingNanos >= TimeUnit.MILLISECONDS.toNanos(max)) {
+            return max;
+        }
+        return Math.max(1, (remainingNanos + 999_999) / 1_000_000);
     }
 
     /**
