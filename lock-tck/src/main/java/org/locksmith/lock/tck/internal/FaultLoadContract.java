@@ -78,12 +78,18 @@ public final class FaultLoadContract {
         }
     }
 
-    /** A grant as one worker saw it: {@code [start, end]} in epoch microseconds. */
-    private record Interval(int worker, long n, long token, long start, long end) {
+    /**
+     * A grant as one worker saw it: {@code [start, end]} in epoch microseconds, from the moment after the grant to the
+     * last moment {@code isValid()} was seen true; {@code seenValid} false if it never was (a grant that reached a
+     * worker resumed after its lease or session had run out), and then it was valid at no moment.
+     */
+    record Interval(int worker, long n, long token, long start, long end, boolean seenValid) {
         @Override
         public String toString() {
-            return "worker " + worker + " grant " + n + " (token " + token + ") valid from " + start + " to " + end
-                    + " us";
+            return "worker " + worker + " grant " + n + " (token " + token + ") "
+                    + (seenValid
+                            ? "valid from " + start + " to " + end + " us"
+                            : "never seen valid (granted at " + start + " us)");
         }
     }
 
@@ -246,36 +252,60 @@ public final class FaultLoadContract {
     private static List<Interval> intervals(List<Worker> workers) {
         List<Interval> all = new ArrayList<>();
         for (Worker w : workers) {
-            Map<Long, long[]> byGrant = new HashMap<>(); // n -> {token, start, end}
-            List<Long> order = new ArrayList<>();
-            for (String line : w.lines) {
-                String[] f = line.split(" ");
-                if (f[0].equals("G")) {
-                    long n = Long.parseLong(f[1]);
-                    long start = Long.parseLong(f[3]);
-                    byGrant.put(n, new long[] {Long.parseLong(f[2]), start, start});
-                    order.add(n);
-                } else if (f[0].equals("V")) {
-                    long[] g = byGrant.get(Long.parseLong(f[1]));
-                    if (g != null) {
-                        g[2] = Math.max(g[2], Long.parseLong(f[2]));
-                    }
-                }
-            }
-            for (long n : order) {
-                long[] g = byGrant.get(n);
-                all.add(new Interval(w.id, n, g[0], g[1], g[2]));
-            }
+            all.addAll(intervals(w.id, w.lines));
         }
         all.sort(Comparator.comparingLong(Interval::start));
         return all;
     }
 
-    /** No moment at which two workers both believed they held: intervals of different workers never overlap. */
+    /** The grants of one worker's output lines ({@code G n token micros}, {@code V n micros}), in order. */
+    static List<Interval> intervals(int worker, List<String> lines) {
+        Map<Long, long[]> byGrant = new HashMap<>(); // n -> {token, start, end, seen valid (0/1)}
+        List<Long> order = new ArrayList<>();
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f[0].equals("G")) {
+                long n = Long.parseLong(f[1]);
+                long start = Long.parseLong(f[3]);
+                byGrant.put(n, new long[] {Long.parseLong(f[2]), start, start, 0});
+                order.add(n);
+            } else if (f[0].equals("V")) {
+                long[] g = byGrant.get(Long.parseLong(f[1]));
+                if (g != null) {
+                    g[2] = Math.max(g[2], Long.parseLong(f[2]));
+                    g[3] = 1;
+                }
+            }
+        }
+        List<Interval> result = new ArrayList<>();
+        for (long n : order) {
+            long[] g = byGrant.get(n);
+            result.add(new Interval(worker, n, g[0], g[1], g[2], g[3] == 1));
+        }
+        return result;
+    }
+
+    /**
+     * No moment at which two workers both believed they held: intervals of different workers never overlap. A grant
+     * never seen valid is no interval.
+     */
     private void checkNoOverlap(List<Interval> intervals) {
+        List<String> overlaps = overlaps(intervals);
+        if (!overlaps.isEmpty()) {
+            fail(env.at(env.key("fault-load")) + "two valid holders: " + overlaps.size() + " pair(s) of grants in"
+                    + " different worker processes were valid at the same time while holders were killed and"
+                    + " paused (SIGSTOP/SIGCONT); first: " + overlaps.get(0));
+        }
+    }
+
+    /** The pairs of intervals (sorted by start) of different workers that overlap, described. */
+    static List<String> overlaps(List<Interval> intervals) {
         List<Interval> active = new ArrayList<>();
         List<String> overlaps = new ArrayList<>();
         for (Interval cur : intervals) {
+            if (!cur.seenValid()) {
+                continue;
+            }
             active.removeIf(a -> a.end() <= cur.start());
             for (Interval a : active) {
                 if (a.worker() != cur.worker()) {
@@ -285,19 +315,26 @@ public final class FaultLoadContract {
             }
             active.add(cur);
         }
-        if (!overlaps.isEmpty()) {
-            fail(env.at(env.key("fault-load")) + "two valid holders: " + overlaps.size() + " pair(s) of grants in"
-                    + " different worker processes were valid at the same time while holders were killed and"
-                    + " paused (SIGSTOP/SIGCONT); first: " + overlaps.get(0));
-        }
+        return overlaps;
     }
 
-    /** In time order, every grant's fencing token is greater than every earlier grant's. */
+    /**
+     * No token is issued twice, and in time order every grant seen valid has a greater token than every earlier one
+     * seen valid (a grant never seen valid may arrive long after it was issued, behind later grants).
+     */
     private void checkTokens(List<Interval> intervals) {
+        Map<Long, Interval> issued = new HashMap<>();
+        for (Interval cur : intervals) {
+            Interval twice = cur.token() < 0 ? null : issued.putIfAbsent(cur.token(), cur);
+            if (twice != null) {
+                fail(env.at(env.key("fault-load")) + "fencing token repeated under kills and pauses: " + twice
+                        + ", then " + cur);
+            }
+        }
         Interval highest = null;
         for (Interval cur : intervals) {
-            if (cur.token() < 0) {
-                continue; // a Lock hold without REENTRANT: its token cannot be read
+            if (cur.token() < 0 || !cur.seenValid()) {
+                continue; // no token (a Lock hold without REENTRANT), or valid at no moment
             }
             if (highest != null && cur.token() <= highest.token()) {
                 fail(env.at(env.key("fault-load")) + "fencing token "
@@ -318,7 +355,7 @@ public final class FaultLoadContract {
                 continue;
             }
             Optional<Interval> next = intervals.stream()
-                    .filter(i -> i.worker() != f.worker() && i.start() > f.atMicros())
+                    .filter(i -> i.seenValid() && i.worker() != f.worker() && i.start() > f.atMicros())
                     .findFirst();
             long tookMs = next.map(i -> (i.start() - f.atMicros()) / 1000).orElse(Long.MAX_VALUE);
             if (tookMs > bound.toMillis() + TckEnv.allow(Duration.ofSeconds(1)).toMillis()) {
