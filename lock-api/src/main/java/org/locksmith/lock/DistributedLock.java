@@ -2,6 +2,8 @@ package org.locksmith.lock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -23,6 +25,15 @@ import java.util.concurrent.locks.Lock;
  * any I/O, also on re-entry and with a zero timeout. A lease granted in the same instant as the interrupt is
  * released before the exception is thrown. {@link #tryAcquire()} does not look at the interrupt status, as {@link
  * Lock#tryLock()} does not.
+ *
+ * <p><b>Detached leases.</b> {@link #acquireDetached}, {@link #tryAcquireDetached} and {@link #acquireAsync} grant a
+ * lease that belongs to itself, not to a thread: code on futures, reactive pipelines or virtual threads may acquire
+ * on one thread and release on another. Any thread may release it, exactly once: it has one hold, is never
+ * re-entered, and a second release throws {@link IllegalMonitorStateException}. Every other acquire of the key
+ * through this client, a detached one or one by the thread that acquired it, contends with it as another process
+ * would. Otherwise a detached lease is a lease like any other: fencing token, validity, loss listeners, renewal,
+ * and release when the client closes. Nothing releases it but its holder and {@link LockClient#close()}: the core
+ * cannot tell that a detached lease was abandoned (a thread-owned one it releases when its thread ends).
  */
 public interface DistributedLock {
 
@@ -72,6 +83,50 @@ public interface DistributedLock {
      * exception. Otherwise the same contract as {@link #acquire(Duration)}.
      */
     Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
+
+    /**
+     * Acquires the lock for a detached lease (see the class comment: no owner thread, one hold, releasable once from
+     * any thread), waiting at most {@code timeout}. Otherwise the same contract as {@link #acquire(Duration)}; the
+     * current thread's own lease of the key, if any, is not re-entered but waited for.
+     */
+    LockLease acquireDetached(Duration timeout) throws InterruptedException;
+
+    /**
+     * One attempt for a detached lease that never waits on the holder. Otherwise the same contract as {@link
+     * #tryAcquire()}.
+     */
+    Optional<LockLease> tryAcquireDetached();
+
+    /**
+     * Acquires the lock for a detached lease without blocking the caller: the returned future completes with the
+     * lease, or exceptionally with {@link LockTimeoutException} when {@code timeout} ran out (zero: one attempt), with
+     * {@link LockBackendException} when the store failed, or with {@link IllegalStateException} when the client was
+     * closed meanwhile. Same as {@link #acquireAsync(Duration, Executor)} with completion on the thread that waited.
+     *
+     * @throws IllegalArgumentException if timeout is negative
+     * @throws NullPointerException if timeout is null
+     * @throws IllegalStateException if the client is closed
+     */
+    CompletableFuture<LockLease> acquireAsync(Duration timeout);
+
+    /**
+     * Acquires the lock for a detached lease without blocking the caller, and completes the returned future on
+     * {@code executor} (so that dependent stages without an executor of their own run there).
+     *
+     * <p>The wait runs on a virtual thread where the runtime has them (Java 21 and later), so that waiting does not
+     * park a platform thread where the backend's wait does not pin its carrier; on Java 17, on a daemon thread of the
+     * client for each pending acquire. {@link CompletableFuture#cancel cancel} ends the wait as an interrupt does:
+     * nothing is left held or queued in the store, and a lease granted in the same instant is released. A lease
+     * that finds the future already completed (cancelled, or completed by the caller) is released, and so is one
+     * whose completion {@code executor} rejects (the future then fails with the {@link
+     * java.util.concurrent.RejectedExecutionException}). {@link LockClient#close()} fails pending futures with
+     * {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException if timeout is negative
+     * @throws NullPointerException if timeout or executor is null
+     * @throws IllegalStateException if the client is closed
+     */
+    CompletableFuture<LockLease> acquireAsync(Duration timeout, Executor executor);
 
     /** Whether the current thread holds this key through this client with a lease that is still valid. No I/O. */
     boolean isHeldByCurrentThread();

@@ -3,11 +3,13 @@ package org.locksmith.lock;
 import java.util.function.Consumer;
 
 /**
- * The proof that a thread holds a lock. Returned by {@link DistributedLock#acquire}; close it (or call {@link
- * #release()}) once for every acquire, ideally with try-with-resources.
+ * The proof that a lock is held. Returned by {@link DistributedLock#acquire}; close it (or call {@link #release()})
+ * once for every acquire, ideally with try-with-resources.
  *
- * <p>A lease is owned by the thread that acquired it; {@link #release()} from any other thread throws {@link
- * IllegalMonitorStateException} and leaves the lock held.
+ * <p>A lease from {@link DistributedLock#acquire} and {@link DistributedLock#tryAcquire} is owned by the thread that
+ * acquired it; {@link #release()} from any other thread throws {@link IllegalMonitorStateException} and leaves the
+ * lock held. A detached lease ({@link DistributedLock#acquireDetached}, {@link DistributedLock#tryAcquireDetached},
+ * {@link DistributedLock#acquireAsync}) belongs to itself: any thread may release it, once.
  *
  * <p>A lease can be lost behind its holder's back: its session with the store died, its lease expired, or its
  * state in the store was removed. From the moment the core can no longer prove the lease held, {@link #isValid()}
@@ -44,7 +46,10 @@ public interface LockLease extends AutoCloseable {
      */
     boolean isValid();
 
-    /** How many acquires of the owning thread this lease currently stands for; 0 once fully released. */
+    /**
+     * How many acquires of the owning thread this lease currently stands for; 0 once fully released. A detached
+     * lease has one hold until it is released.
+     */
     int holdCount();
 
     /**
@@ -63,7 +68,8 @@ public interface LockLease extends AutoCloseable {
     /**
      * Releases one hold; the last one releases the lock in the store.
      *
-     * @throws IllegalMonitorStateException if the current thread is not the owner, or the lease is fully released
+     * @throws IllegalMonitorStateException if the current thread is not the owner (of a lease that is not detached),
+     *     or the lease is fully released
      * @throws LockLostException if the lease was lost before this release: the hold is released all the same, and
      *     the exception tells the caller that the work done under it was not protected
      * @throws LockBackendException if the store could not be told; the hold is released locally and the store

@@ -3,6 +3,8 @@ package org.locksmith.lock.internal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
 import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockLease;
@@ -62,14 +64,59 @@ final class CoreDistributedLock implements DistributedLock {
     }
 
     private CoreLease acquireWithin(Duration timeout) throws InterruptedException {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
-        }
+        checkTimeout(timeout);
         if (timeout.isZero()) {
             return client.acquire(key, System.nanoTime(), true, true);
         }
         return client.acquire(key, deadline(timeout), false, true);
+    }
+
+    private static void checkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+    }
+
+    @Override
+    public LockLease acquireDetached(Duration timeout) throws InterruptedException {
+        checkTimeout(timeout);
+        CoreLease lease = timeout.isZero()
+                ? client.acquire(key, System.nanoTime(), true, true, null)
+                : client.acquire(key, deadline(timeout), false, true, null);
+        if (lease == null) {
+            throw new LockTimeoutException(
+                    "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
+        }
+        return lease;
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquireDetached() {
+        try {
+            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true, false, null));
+        } catch (InterruptedException e) {
+            throw new AssertionError("a try without waiting does not check interruption", e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync(Duration timeout) {
+        return startAsync(timeout, null);
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync(Duration timeout, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return startAsync(timeout, executor);
+    }
+
+    private CompletableFuture<LockLease> startAsync(Duration timeout, Executor executor) {
+        checkTimeout(timeout);
+        client.ensureOpen();
+        AsyncAcquire async = new AsyncAcquire(client, key, timeout, deadline(timeout), executor);
+        client.startAsync(async);
+        return async;
     }
 
     static long deadline(Duration timeout) {

@@ -15,7 +15,7 @@ import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The user's lease: hold count, owner thread, validity clock and loss listeners around one {@link BackendLease}.
- * The owner thread raises and lowers the hold count, close() sets it to zero, the renewer and the backend's loss
+ * The owner thread (any thread, once, for a detached lease) raises and lowers the hold count, close() sets it to zero, the renewer and the backend's loss
  * reports change the state; hold count and state are one atomic value, so that no race of these ends with a
  * negative count or a re-entry into a lease that close() released.
  */
@@ -28,7 +28,9 @@ final class CoreLease implements LockLease {
 
     private final CoreLockClient client;
     private final String key;
+    /** The thread that acquired the lease; null for a detached lease, which any thread may release once. */
     private final Thread owner;
+
     private final BackendLease backendLease;
     private final CoreLockClient.Holder holder;
     /** When the store's grant reached the core ({@link System#nanoTime()}), for the hold time of the release event. */
@@ -80,7 +82,7 @@ final class CoreLease implements LockLease {
         this.key = key;
         this.owner = owner;
         this.backendLease = backendLease;
-        this.holder = new CoreLockClient.Holder(key, owner);
+        this.holder = new CoreLockClient.Holder(key, owner != null ? owner : new Object());
         this.validUntilNanos = client.validUntil(confirmedAtNanos);
     }
 
@@ -226,7 +228,7 @@ final class CoreLease implements LockLease {
 
     /** Whether the thread that acquired this lease still runs; a dead one can never release it. */
     boolean ownerAlive() {
-        return owner.isAlive();
+        return owner == null || owner.isAlive();
     }
 
     /**
@@ -288,7 +290,7 @@ final class CoreLease implements LockLease {
     @Override
     public void release() {
         Thread current = Thread.currentThread();
-        if (current != owner) {
+        if (owner != null && current != owner) {
             throw new IllegalMonitorStateException("Key '" + key + "' is held by thread '" + owner.getName()
                     + "', not by '" + current.getName() + "'");
         }
@@ -357,6 +359,11 @@ final class CoreLease implements LockLease {
         }
     }
 
+    /** Release of a detached lease that nobody took (its future was cancelled or completed): never throws. */
+    void releaseUnclaimed() {
+        releaseQuietly(false, "granted to an async acquire that was no longer waiting");
+    }
+
     /** Release by {@link CoreLockClient#close()}: never throws. */
     void releaseOnClose() {
         releaseQuietly(true, "while closing the client");
@@ -380,8 +387,8 @@ final class CoreLease implements LockLease {
     @Override
     public String toString() {
         Status now = status.get();
-        return "LockLease[key=" + key + ", owner=" + owner.getName() + ", holds=" + now.holds() + ", state="
-                + now.state() + "]";
+        return "LockLease[key=" + key + ", owner=" + (owner == null ? "(detached)" : owner.getName()) + ", holds="
+                + now.holds() + ", state=" + now.state() + "]";
     }
 
     /** Calls its consumer at most once, whoever gets there first (the notifier or {@link #onLost}). */

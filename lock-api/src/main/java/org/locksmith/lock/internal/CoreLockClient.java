@@ -9,9 +9,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,8 +45,11 @@ public final class CoreLockClient implements LockClient {
     /** The client whose loss listeners the current thread runs, if it is a notifier thread. */
     private static final ThreadLocal<CoreLockClient> NOTIFYING = new ThreadLocal<>();
 
-    /** Who holds a key in this client: the thread, as with {@code ReentrantLock}. */
-    record Holder(String key, Thread thread) {}
+    /**
+     * Who holds a key in this client: the thread, as with {@code ReentrantLock}, or for a detached lease an object of
+     * its own, which no other acquire finds.
+     */
+    record Holder(String key, Object owner) {}
 
     private final LockBackend backend;
     private final String name;
@@ -74,6 +81,11 @@ public final class CoreLockClient implements LockClient {
      * Threads start when needed and end after a second idle.
      */
     private final ThreadPoolExecutor helpers;
+    /**
+     * The waits of async acquires, a thread each: a virtual thread where the runtime has them (Java 21+), else a
+     * daemon platform thread. Created on the first async acquire.
+     */
+    private volatile ExecutorService asyncWaits;
 
     private final ReentrantLock closeLock = new ReentrantLock();
     private final Condition drained = closeLock.newCondition();
@@ -270,19 +282,37 @@ public final class CoreLockClient implements LockClient {
      */
     CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible)
             throws InterruptedException {
+        return acquire(key, deadlineNanos, isTry, interruptible, false, null);
+    }
+
+    /**
+     * As {@link #acquire(String, long, boolean, boolean)} for a detached lease: owned by no thread, it re-enters
+     * nothing and is never re-entered. {@code async}, if not null, is told the request before the backend sees it,
+     * so that cancelling the future can cancel the request.
+     */
+    CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible, AsyncAcquire async)
+            throws InterruptedException {
+        return acquire(key, deadlineNanos, isTry, interruptible, true, async);
+    }
+
+    private CoreLease acquire(
+            String key, long deadlineNanos, boolean isTry, boolean interruptible, boolean detached, AsyncAcquire async)
+            throws InterruptedException {
         ensureOpen();
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
         }
         long startNanos = signals.acquireStart();
         Thread thread = Thread.currentThread();
-        CoreLease existing = held.get(new Holder(key, thread));
-        if (existing != null) {
-            if (!reentrant) {
-                throw new IllegalStateException("Thread '" + thread.getName() + "' already holds key '" + key
-                        + "', and backend '" + name + "' is not REENTRANT");
+        if (!detached) {
+            CoreLease existing = held.get(new Holder(key, thread));
+            if (existing != null) {
+                if (!reentrant) {
+                    throw new IllegalStateException("Thread '" + thread.getName() + "' already holds key '" + key
+                            + "', and backend '" + name + "' is not REENTRANT");
+                }
+                return existing.reenter();
             }
-            return existing.reenter();
         }
         CoreAcquireRequest request = new CoreAcquireRequest(
                 key,
@@ -296,6 +326,9 @@ public final class CoreLockClient implements LockClient {
         waiting.add(request);
         CoreLease lease = null;
         try {
+            if (async != null) {
+                async.started(request);
+            }
             if (closed) {
                 throw closedWhileWaiting(key);
             }
@@ -314,7 +347,7 @@ public final class CoreLockClient implements LockClient {
                 lease = new CoreLease(
                         this,
                         key,
-                        thread,
+                        detached ? null : thread,
                         granted,
                         confirmedAt - returnedAt > 0 ? returnedAt : confirmedAt,
                         returnedAt);
@@ -366,6 +399,53 @@ public final class CoreLockClient implements LockClient {
         }
         signals.acquired(key, startNanos, lease.backendLease(), fencing);
         return lease;
+    }
+
+    /** Starts an async acquire's wait; a client closed meanwhile fails its future. */
+    void startAsync(AsyncAcquire async) {
+        try {
+            asyncWaits().execute(async);
+        } catch (RejectedExecutionException e) {
+            async.completeExceptionally(new IllegalStateException("LockClient (" + name + ") is closed", e));
+        }
+    }
+
+    private ExecutorService asyncWaits() {
+        ExecutorService waits = asyncWaits;
+        if (waits == null) {
+            closeLock.lock();
+            try {
+                if (closed) {
+                    throw new RejectedExecutionException("closed");
+                }
+                waits = asyncWaits;
+                if (waits == null) {
+                    waits = newAsyncWaits();
+                    asyncWaits = waits;
+                }
+            } finally {
+                closeLock.unlock();
+            }
+        }
+        return waits;
+    }
+
+    /** A virtual thread per task on Java 21 and later (looked up, as this library builds for Java 17), else a daemon. */
+    private static ExecutorService newAsyncWaits() {
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+            builder = builderType.getMethod("name", String.class, long.class).invoke(builder, "locksmith-async-", 1L);
+            ThreadFactory factory =
+                    (ThreadFactory) builderType.getMethod("factory").invoke(builder);
+            return (ExecutorService) Executors.class
+                    .getMethod("newThreadPerTaskExecutor", ThreadFactory.class)
+                    .invoke(null, factory);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            ThreadPoolExecutor platform = new ThreadPoolExecutor(
+                    0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), new DaemonThreads("async"));
+            return platform;
+        }
     }
 
     private IllegalStateException closedWhileWaiting(String key) {
@@ -486,6 +566,10 @@ public final class CoreLockClient implements LockClient {
                             + "' after close; the backend did not honour cancellation");
         }
         releaseAllOnClose();
+        ExecutorService waits = asyncWaits;
+        if (waits != null) {
+            waits.shutdown(); // every wait ended above: its future failed or got its lease, which close() released
+        }
         if (renewer != null) {
             renewer.shutdownNow();
         }

@@ -17,6 +17,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
+import org.locksmith.lock.tck.internal.DetachedContract;
 import org.locksmith.lock.tck.internal.FairnessContract;
 import org.locksmith.lock.tck.internal.FaultLoadContract;
 import org.locksmith.lock.tck.internal.FencingContract;
@@ -492,5 +493,42 @@ public abstract class LockTck {
     @Test
     public void c16_cleanup_hooksSeeTheStore() throws Exception {
         new StoreContract(env).hooksSeeTheStore();
+    }
+
+    // ---- c17 Detached leases --------------------------------------------------------------------------------
+
+    @Test
+    public void c17_detached_releasedByAnotherThreadOnce() throws Exception {
+        new DetachedContract(env).releasedByAnotherThreadOnce();
+    }
+
+    @Test
+    public void c17_detached_contendsWithTheOwningThread() throws Exception {
+        new DetachedContract(env).contendsWithTheOwningThread();
+    }
+
+    @Test
+    public void c17_detached_asyncCompletesOnTheExecutor() throws Exception {
+        new DetachedContract(env).asyncCompletesOnTheExecutor();
+    }
+
+    @Test
+    public void c17_detached_asyncTimesOut() throws Exception {
+        new DetachedContract(env).asyncTimesOut();
+    }
+
+    @Test
+    public void c17_detached_asyncCancelLeavesNothing() throws Exception {
+        new DetachedContract(env).asyncCancelLeavesNothing();
+    }
+
+    @Test
+    public void c17_detached_closeFailsPendingFutures() throws Exception {
+        new DetachedContract(env).closeFailsPendingFutures();
+    }
+
+    @Test
+    public void c17_detached_lossIsReported() throws Exception {
+        new DetachedContract(env).lossIsReported();
     }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.locksmith.lock.LockFeature;
 
-/** The sixteen contracts of lock-tck/CONTRACTS.md, by number; test names start with their id. */
+/** The seventeen contracts of lock-tck/CONTRACTS.md, by number; test names start with their id. */
 public final class Contracts {
     private Contracts() {}
 
@@ -27,7 +27,8 @@ public final class Contracts {
             "Close",
             "Keys",
             "Unavailable store",
-            "Cleanup");
+            "Cleanup",
+            "Detached leases");
 
     /**
      * The feature that gates each contract (CONTRACTS.md names it after the contract): a backend that does not declare

@@ -183,6 +183,20 @@ class BrokenBackendsTest {
     }
 
     @Test
+    void aReleaseThatWorksOnlyOnTheAcquiringThreadFailsTheDetachedRelease() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseOnAcquiringThreadOnly.class,
+                "c17_detached_releasedByAnotherThreadOnce",
+                "released by another thread");
+    }
+
+    @Test
+    void aWaitThatIgnoresCancellationFailsTheAsyncCancel() throws Exception {
+        assertCaught(
+                BrokenTcks.IgnoresCancel.class, "c17_detached_asyncCancelLeavesNothing", "acquireAsync was cancelled");
+    }
+
+    @Test
     void aWaiterPollingOnlyWithoutADeadlineFailsTheRequestCount() throws Exception {
         assertCaught(BrokenTcks.PollWithoutDeadline.class, "c02_progress_idleWaiterDoesNotPoll", "must not poll");
     }

@@ -160,6 +160,32 @@ final class BrokenTcks {
         }
     }
 
+    /** A release from another thread than the acquiring one reports success and frees nothing. */
+    static class ReleaseOnAcquiringThreadOnly extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-on-acquiring-thread-only";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_ON_ACQUIRING_THREAD_ONLY);
+        }
+    }
+
+    /** Waits ignore the core's cancellation and end only at their deadline. */
+    static class IgnoresCancel extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-ignores-cancel";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.IGNORES_CANCEL);
+        }
+    }
+
     /** Declares BLOCKING_WAKEUP, wakes timed waits, but polls every 30 ms for a wait without a deadline. */
     static class PollWithoutDeadline extends MemoryTck {
         @Override

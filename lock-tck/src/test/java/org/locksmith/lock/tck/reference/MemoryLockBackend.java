@@ -48,6 +48,13 @@ final class MemoryLockBackend implements LockBackend {
          */
         POLL_WAKEUP_WITHOUT_DEADLINE,
         LEAKS_WAITER_ON_INTERRUPT,
+        /**
+         * A release from a thread other than the acquiring one reports success and frees nothing, as a release through
+         * a thread-bound connection would.
+         */
+        RELEASE_ON_ACQUIRING_THREAD_ONLY,
+        /** A wait ignores the core's cancellation (cancel actions and {@code isCancelled()}) and ends at its deadline. */
+        IGNORES_CANCEL,
         /** A release during an outage waits for the store to come back instead of failing within its timeout. */
         RELEASE_WAITS_OUT_OUTAGE,
         /** Once this client saw the store down, its releases no longer wake waiters (a lost subscription). */
@@ -264,7 +271,7 @@ final class MemoryLockBackend implements LockBackend {
                 long left = request.isTry()
                         ? (has(Defect.TRY_WAITS_40MS) ? tryUntil - now : 0)
                         : deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
-                if (left <= 0 || request.isCancelled()) {
+                if (left <= 0 || (request.isCancelled() && !has(Defect.IGNORES_CANCEL))) {
                     if (left <= 0 && !request.isTry() && has(Defect.TIMED_ACQUIRE_OVERSHOOTS)) {
                         // Gives up seconds after its deadline, and ignores the core's cancel signal meanwhile.
                         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
@@ -456,6 +463,7 @@ final class MemoryLockBackend implements LockBackend {
         final long confirmedAt;
         final long token;
         final long session = MemoryLockBackend.this.session;
+        final Thread acquiredBy = Thread.currentThread();
         volatile long expiresAtNanos;
 
         Grant(String key, AcquireRequest request, long now, long token) {
@@ -494,6 +502,9 @@ final class MemoryLockBackend implements LockBackend {
                     store.changed.awaitUninterruptibly(); // the bug: no timeout on the store call
                 }
                 checkUp();
+                if (has(Defect.RELEASE_ON_ACQUIRING_THREAD_ONLY) && Thread.currentThread() != acquiredBy) {
+                    return true;
+                }
                 MemoryStore.KeyState ks = store.keys.get(key);
                 if (ks == null || ks.holder == null) {
                     return false;
