@@ -15,9 +15,10 @@ import org.springframework.stereotype.Component;
 /**
  * A report of the ledger's accounts, scheduled on every instance ({@code accounts.report.interval}, default 5 s) and
  * run by one at a time: ShedLock's {@code @SchedulerLock} takes the Locksmith key {@code shedlock:accounts-report}
- * through {@link LocksmithLockProvider}, skips the run when another instance holds it, and keeps it at least 1 s
- * (so that instances whose clocks differ slightly do not run it twice) and at most 30 s. The log line of each run
- * shows its lease's fencing token, which rises from run to run whichever instance runs it.
+ * through {@link LocksmithLockProvider}, skips the run when another instance holds it, and keeps it at least {@code
+ * accounts.report.lock-at-least-for} (default 4 s, a little less than the interval, so that the other instances'
+ * ticks of the same interval find it held and skip) and at most 30 s. The log line of each run shows its lease's
+ * fencing token, which rises from run to run whichever instance runs it.
  *
  * <p>Not final: ShedLock wraps the bean in a proxy that takes the lock around {@link #report()}.
  */
@@ -54,7 +55,10 @@ public class ReportJob {
      * @throws IllegalStateException if called without ShedLock's lock (not through the provider)
      */
     @Scheduled(fixedDelayString = "${accounts.report.interval:PT5S}")
-    @SchedulerLock(name = "accounts-report", lockAtLeastFor = "PT1S", lockAtMostFor = "PT30S")
+    @SchedulerLock(
+            name = "accounts-report",
+            lockAtLeastFor = "${accounts.report.lock-at-least-for:PT4S}",
+            lockAtMostFor = "PT30S")
     public void report() {
         LockLease lease = LocksmithLockProvider.currentLease()
                 .orElseThrow(() -> new IllegalStateException("the report ran without its lock"));

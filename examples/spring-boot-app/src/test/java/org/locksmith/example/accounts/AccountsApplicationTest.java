@@ -32,12 +32,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The example application on a random port, against the tests' Redis ({@code LOCKSMITH_TEST_REDIS_URL}, else one
- * started for the tests), with its report every 200 ms: deposits through HTTP, the report job under its ShedLock
+ * started for the tests), with its report every 200 ms, held at least 500 ms: deposits through HTTP, the report job under its ShedLock
  * lock, and the actuator's health and metrics.
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "accounts.report.interval=PT0.2S")
+        properties = {"accounts.report.interval=PT0.2S", "accounts.report.lock-at-least-for=PT0.5S"})
 class AccountsApplicationTest {
     private static final String PREFIX = "example-app-" + UUID.randomUUID() + ":";
     private static final String REPORT_KEY = "shedlock:accounts-report";
