@@ -5,8 +5,14 @@ import static org.awaitility.Awaitility.await;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -18,6 +24,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -26,8 +33,8 @@ import java.util.stream.Stream;
  * #BIN_ENVIRONMENT_VARIABLE}, else {@code /usr/lib/postgresql/<newest>/bin}, else {@code pg_ctl} on the {@code PATH};
  * Debian: {@code apt-get install postgresql}), with trust authentication, user {@code postgres} and database {@code
  * test}. Run as root, it runs the server as the operating system user {@code postgres} (PostgreSQL refuses root).
- * Its owner may crash and restart it (the data directory survives), restart it empty, pause and resume it, and must
- * close it.
+ * Its owner may crash and restart it (the data directory survives), restart it empty, pause and resume it, make a streaming replica of
+ * it, and must close it.
  */
 public final class PrivatePostgres implements AutoCloseable {
     /** Names the directory with {@code initdb} and {@code postgres}, where the default places are not right. */
@@ -76,33 +83,103 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     /**
-     * Starts an asynchronous streaming replica of this server ({@code pg_basebackup -R}, then a hot standby on a port
-     * of its own) and returns once it serves reads.
+     * Starts an asynchronous streaming replica of this server (a base backup, then a hot standby on a port of its own
+     * that streams from this server through a replication slot) and returns once it serves reads.
      *
      * @throws IllegalStateException if it cannot be created or started
      */
     public PrivatePostgres streamingReplica() {
         try {
             PrivatePostgres replica = create(bin);
-            run(asUser(List.of(
-                    bin.resolve("pg_basebackup").toString(),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    String.valueOf(port),
-                    "-U",
-                    "postgres",
-                    "-D",
-                    replica.dataDir.toString(),
-                    "-R",
-                    "--checkpoint=fast",
-                    "--no-sync")));
+            baseBackupInto(replica);
             replica.launch();
             replica.awaitUptime(0);
             return replica;
-        } catch (IOException e) {
+        } catch (IOException | SQLException e) {
             throw new IllegalStateException("could not create a streaming replica: " + e, e);
         }
+    }
+
+    /**
+     * Copies this running server's data directory into the replica's between {@code pg_backup_start} and {@code
+     * pg_backup_stop} (PostgreSQL's low-level base backup), and makes the copy a standby of this server. Not {@code
+     * pg_basebackup}: zonky's binaries have only {@code initdb}, {@code pg_ctl} and {@code postgres}. The copy leaves
+     * out the WAL; the standby streams it from the backup's start, which the slot, made first, keeps on this server.
+     */
+    private void baseBackupInto(PrivatePostgres replica) throws IOException, SQLException {
+        String slot = "locksmith_replica_" + replica.port;
+        String label;
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+                Statement s = c.createStatement()) {
+            boolean pg15 = c.getMetaData().getDatabaseMajorVersion() >= 15;
+            s.execute("SELECT pg_create_physical_replication_slot('" + slot + "', true)");
+            // a non-exclusive backup lasts as long as this session: start and stop on the same connection
+            s.execute(
+                    pg15
+                            ? "SELECT pg_backup_start('locksmith-replica', true)"
+                            : "SELECT pg_start_backup('locksmith-replica', true, false)");
+            copyDataDir(replica.dataDir);
+            try (ResultSet rs = s.executeQuery(
+                    pg15
+                            ? "SELECT labelfile FROM pg_backup_stop(false)"
+                            : "SELECT labelfile FROM pg_stop_backup(false, false)")) {
+                rs.next();
+                label = rs.getString(1);
+            }
+        }
+        Files.writeString(replica.dataDir.resolve("backup_label"), label);
+        Files.writeString(replica.dataDir.resolve("standby.signal"), "");
+        Files.write(
+                replica.dataDir.resolve("postgresql.auto.conf"),
+                List.of(
+                        "primary_conninfo = 'host=127.0.0.1 port=" + port + " user=postgres'",
+                        "primary_slot_name = '" + slot + "'"),
+                StandardOpenOption.APPEND);
+        if (replica.asRoot) {
+            run(List.of("chown", "-R", "postgres:postgres", replica.dataDir.toString()));
+        }
+    }
+
+    /**
+     * Copies the data directory of this running server, as {@code pg_basebackup} would: without the WAL, the
+     * replication slots and the server's pid file, and past files the server removes meanwhile.
+     */
+    private void copyDataDir(Path target) throws IOException {
+        Set<Path> emptied = Set.of(dataDir.resolve("pg_wal"), dataDir.resolve("pg_replslot"));
+        Set<Path> skipped = Set.of(dataDir.resolve("postmaster.pid"), dataDir.resolve("postmaster.opts"));
+        Files.walkFileTree(dataDir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Files.copy(dir, target.resolve(dataDir.relativize(dir)), StandardCopyOption.COPY_ATTRIBUTES);
+                if (emptied.contains(dir)) {
+                    if (dir.endsWith("pg_wal")) {
+                        Files.createDirectories(target.resolve("pg_wal").resolve("archive_status"));
+                    }
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                if (!skipped.contains(file)) {
+                    try {
+                        Files.copy(file, target.resolve(dataDir.relativize(file)), StandardCopyOption.COPY_ATTRIBUTES);
+                    } catch (NoSuchFileException removedMeanwhile) {
+                        // the server may remove a file at any time: the backup's WAL replay does not need it
+                    }
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
     }
 
     /** On a replica: stops receiving from the primary (empty {@code primary_conninfo}), so it misses what follows. */
