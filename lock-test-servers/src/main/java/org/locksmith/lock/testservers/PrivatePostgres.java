@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -32,9 +33,9 @@ import java.util.stream.Stream;
  * A private PostgreSQL server on a free port of 127.0.0.1, from the machine's PostgreSQL binaries ({@value
  * #BIN_ENVIRONMENT_VARIABLE}, else {@code /usr/lib/postgresql/<newest>/bin}, else {@code pg_ctl} on the {@code PATH};
  * Debian: {@code apt-get install postgresql}), with trust authentication, user {@code postgres} and database {@code
- * test}. Run as root, it runs the server as the operating system user {@code postgres} (PostgreSQL refuses root).
- * Its owner may crash and restart it (the data directory survives), restart it empty, pause and resume it, make a streaming replica of
- * it, and must close it.
+ * test}. Run as root, it runs the server as the operating system user {@code postgres}, or {@code nobody} where there
+ * is no {@code postgres} (PostgreSQL refuses root). Its owner may crash and restart it (the data directory survives),
+ * restart it empty, pause and resume it, make a streaming replica of it, and must close it.
  */
 public final class PrivatePostgres implements AutoCloseable {
     /** Names the directory with {@code initdb} and {@code postgres}, where the default places are not right. */
@@ -43,15 +44,20 @@ public final class PrivatePostgres implements AutoCloseable {
     private final Path bin;
     private final Path dataDir;
     private final int port;
-    private final boolean asRoot;
+    /** The operating-system user that runs the server ({@code postgres} or {@code nobody}), if the JVM is root. */
+    private final Optional<ServerUser> serverUser;
+
     private Process server;
 
-    private PrivatePostgres(Path bin, Path dataDir, int port, boolean asRoot) {
+    private PrivatePostgres(Path bin, Path dataDir, int port, Optional<ServerUser> serverUser) {
         this.bin = bin;
         this.dataDir = dataDir;
         this.port = port;
-        this.asRoot = asRoot;
+        this.serverUser = serverUser;
     }
+
+    /** A user and its primary group, for {@code chown} and {@code setpriv}. */
+    private record ServerUser(String name, String group) {}
 
     /**
      * Creates and starts a server, and returns once it has been up for {@code upSeconds} (see {@link
@@ -72,14 +78,32 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
-    /** A server object with a directory of its own (owned by {@code postgres} when run as root), not started. */
+    /** A server object with a directory of its own (owned by the server user when run as root), not started. */
     private static PrivatePostgres create(Path bin) throws IOException {
-        boolean asRoot = "root".equals(System.getProperty("user.name"));
+        Optional<ServerUser> user =
+                "root".equals(System.getProperty("user.name")) ? Optional.of(serverUser()) : Optional.empty();
         Path dir = Files.createTempDirectory("locksmith-postgres-");
-        if (asRoot) {
-            run(List.of("chown", "postgres:postgres", dir.toString()));
+        PrivatePostgres pg = new PrivatePostgres(bin, dir.resolve("data"), freePort(), user);
+        pg.chown(dir);
+        return pg;
+    }
+
+    /** {@code postgres}, else {@code nobody}: a fresh machine without PostgreSQL installed has no {@code postgres}. */
+    private static ServerUser serverUser() {
+        for (String name : List.of("postgres", "nobody")) {
+            try {
+                return new ServerUser(name, output(List.of("id", "-gn", name)).trim());
+            } catch (IllegalStateException noSuchUser) {
+                // try the next
+            }
         }
-        return new PrivatePostgres(bin, dir.resolve("data"), freePort(), asRoot);
+        throw new IllegalStateException("Running as root, a private PostgreSQL needs an operating system user"
+                + " postgres or nobody to run as (PostgreSQL refuses root): create one, or run the tests as another"
+                + " user");
+    }
+
+    private void chown(Path path) {
+        serverUser.ifPresent(u -> run(List.of("chown", "-R", u.name() + ":" + u.group(), path.toString())));
     }
 
     /**
@@ -135,9 +159,7 @@ public final class PrivatePostgres implements AutoCloseable {
                         "primary_conninfo = 'host=127.0.0.1 port=" + port + " user=postgres'",
                         "primary_slot_name = '" + slot + "'"),
                 StandardOpenOption.APPEND);
-        if (replica.asRoot) {
-            run(List.of("chown", "-R", "postgres:postgres", replica.dataDir.toString()));
-        }
+        replica.chown(replica.dataDir);
     }
 
     /**
@@ -380,11 +402,12 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     private List<String> asUser(List<String> command) {
-        if (!asRoot) {
+        if (serverUser.isEmpty()) {
             return command;
         }
-        List<String> wrapped = new ArrayList<>(
-                List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--reset-env", "--"));
+        ServerUser u = serverUser.get();
+        List<String> wrapped = new ArrayList<>(List.of(
+                "setpriv", "--reuid=" + u.name(), "--regid=" + u.group(), "--init-groups", "--reset-env", "--"));
         wrapped.addAll(command);
         return wrapped;
     }
@@ -452,12 +475,18 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     private static void run(List<String> command) {
+        output(command);
+    }
+
+    /** Runs a command to its end (at most 60 s) and returns what it printed; throws if it fails. */
+    private static String output(List<String> command) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException(command + " failed: " + out);
             }
+            return out;
         } catch (IOException e) {
             throw new IllegalStateException(command + " failed: " + e, e);
         } catch (InterruptedException e) {
