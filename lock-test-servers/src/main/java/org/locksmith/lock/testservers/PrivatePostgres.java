@@ -341,8 +341,20 @@ public final class PrivatePostgres implements AutoCloseable {
         if (p == null) {
             throw new IllegalStateException("the private PostgreSQL is not running");
         }
-        List<String> command = new ArrayList<>(List.of("kill", "-" + name, String.valueOf(p.pid())));
-        p.descendants().forEach(h -> command.add(String.valueOf(h.pid())));
+        List<ProcessHandle> all = new ArrayList<>(List.of(p.toHandle()));
+        all.addAll(p.descendants().toList());
+        try {
+            kill(name, all);
+        } catch (IllegalStateException exitedMeanwhile) {
+            // a backend whose session just closed may exit between the listing and kill(1), which then fails though
+            // it signalled the others: signal those still alive once more (a second STOP or CONT changes nothing)
+            kill(name, all.stream().filter(ProcessHandle::isAlive).toList());
+        }
+    }
+
+    private static void kill(String signal, List<ProcessHandle> processes) {
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+        processes.forEach(h -> command.add(String.valueOf(h.pid())));
         run(command);
     }
 
