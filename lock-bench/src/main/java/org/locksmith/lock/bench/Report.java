@@ -215,9 +215,20 @@ final class Report {
         }
         notApplicable(md, r, Scenario.S6);
 
+        // The virtual-thread scale section comes from another run (VirtualThreadsAtScale, on Java 21+): keep it.
+        if (Files.exists(file)) {
+            String previous = Files.readString(file, StandardCharsets.UTF_8);
+            int kept = previous.indexOf(KEPT_SECTION);
+            if (kept >= 0) {
+                md.append('\n').append(previous.substring(kept + 1));
+            }
+        }
         Files.createDirectories(file.getParent());
         Files.writeString(file, md.toString(), StandardCharsets.UTF_8);
     }
+
+    /** The heading of the section {@code VirtualThreadsAtScale}'s run adds by hand, which a full run keeps. */
+    static final String KEPT_SECTION = "\n## 10,000 virtual threads";
 
     private static void notApplicable(StringBuilder md, Results r, Scenario scenario) {
         List<Results.NotApplicable> rows =
