@@ -81,6 +81,7 @@ class CoreDetachedTest {
         try (LockClient c = Locks.client(store)) {
             LockLease held = c.lock("k").acquireDetached(Duration.ofSeconds(1));
             CompletableFuture<LockLease> future = c.lock("k").acquireAsync(Duration.ofSeconds(10));
+            await().atMost(Duration.ofSeconds(3)).until(() -> store.acquireCalls.get() == 2); // it waits in the store
             future.completeExceptionally(new IllegalStateException("the caller gave up"));
             held.release();
             await().atMost(Duration.ofSeconds(3)).until(() -> store.releaseCalls.get() == 2);
@@ -99,7 +100,8 @@ class CoreDetachedTest {
             assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(RejectedExecutionException.class);
-            await().atMost(Duration.ofSeconds(3)).until(() -> !store.isHeld("k"));
+            await().atMost(Duration.ofSeconds(3)).until(() -> store.releaseCalls.get() == 1);
+            assertThat(store.isHeld("k")).isFalse();
         }
     }
 

@@ -71,11 +71,7 @@ public final class DetachedContract {
                 .as(env.at(a, key) + "tryAcquire() by the thread that acquired the detached lease (must contend, not"
                         + " re-enter)")
                 .isEmpty();
-        env.fork(() -> {
-                    lease.release();
-                    return null;
-                })
-                .get(op().toMillis(), TimeUnit.MILLISECONDS);
+        releaseOnAnotherThread(lease);
         assertThat(lease.holdCount())
                 .as(env.at(a, key) + "hold count after release by another thread")
                 .isZero();
@@ -167,11 +163,7 @@ public final class DetachedContract {
                     .isGreaterThan(held.fencingToken());
         }
         Probes.assertNotGrantable(env, b, key, "client W held it through an async acquire");
-        env.fork(() -> {
-                    lease.release();
-                    return null;
-                })
-                .get(op().toMillis(), TimeUnit.MILLISECONDS);
+        releaseOnAnotherThread(lease);
         Probes.assertGrantable(env, b, key, "after the async lease was released by another thread");
     }
 
@@ -323,11 +315,7 @@ public final class DetachedContract {
                             .isEqualTo(1);
                 });
         try {
-            env.fork(() -> {
-                        lease.release();
-                        return null;
-                    })
-                    .get(op().toMillis(), TimeUnit.MILLISECONDS);
+            releaseOnAnotherThread(lease);
             fail(env.at(a, key)
                     + "release of a lost detached lease returned normally; it must throw LockLostException");
         } catch (ExecutionException e) {
@@ -335,6 +323,15 @@ public final class DetachedContract {
                     .as(env.at(a, key) + "release of a lost detached lease")
                     .isInstanceOf(LockLostException.class);
         }
+    }
+
+    /** Releases {@code lease} on a thread of the test's own, waiting up to {@code op}; what it threw, as the cause. */
+    private void releaseOnAnotherThread(LockLease lease) throws Exception {
+        env.fork(() -> {
+                    lease.release();
+                    return null;
+                })
+                .get(op().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** What {@code future} failed with, waiting up to {@code bound}; fails if it completed normally or not in time. */
