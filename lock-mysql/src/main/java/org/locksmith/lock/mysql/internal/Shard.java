@@ -15,12 +15,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.Permits;
 
 /**
  * One database that holds locks: the connections for held locks (gated so that more holds than the pool allows
@@ -37,7 +37,7 @@ public final class Shard implements AutoCloseable {
     private final DataSource shortSource;
     private final boolean external;
     private final int poolSize;
-    private final Semaphore lockPermits;
+    private final Permits lockPermits;
     private final List<HikariDataSource> owned;
     private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     /** Lock connections whose {@code wait_timeout} was set at borrow; their own value is put back at return. */
@@ -79,7 +79,7 @@ public final class Shard implements AutoCloseable {
         this.external = external;
         this.shortSource = shortSource;
         this.poolSize = poolSize;
-        this.lockPermits = new Semaphore(poolSize);
+        this.lockPermits = new Permits(poolSize);
         this.owned = List.copyOf(owned);
     }
 
@@ -266,26 +266,16 @@ public final class Shard implements AutoCloseable {
             long sessionSeconds,
             long restartHoldOffNanos)
             throws InterruptedException {
-        if (!lockPermits.tryAcquire()) {
-            // A try does not wait for the holder of its key, but may wait for a connection, up to the timeout: an
-            // empty result would say the key is held, which it may not be.
-            long tryDeadline = System.nanoTime() + timeoutNanos;
-            while (true) {
-                long left = request.isTry() ? tryDeadline - System.nanoTime() : request.remainingNanos();
-                long wait = Math.min(left, TimeUnit.MILLISECONDS.toNanos(50));
-                if (wait <= 0 || (!request.isTry() && request.isCancelled())) {
-                    if (request.isTry()) {
-                        throw new LockBackendException(poolExhausted());
-                    }
-                    if (request.remainingNanos() <= 0) {
-                        LOG.log(System.Logger.Level.WARNING, poolExhausted());
-                    }
-                    return null;
-                }
-                if (lockPermits.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
-                    break;
-                }
+        // A try does not wait for the holder of its key, but may wait for a connection, up to the timeout: an empty
+        // result would say the key is held, which it may not be.
+        if (!lockPermits.acquire(request, request.isTry() ? timeoutNanos : request.remainingNanos())) {
+            if (request.isTry() && !request.isCancelled()) {
+                throw new LockBackendException(poolExhausted());
             }
+            if (!request.isTry() && request.remainingNanos() <= 0) {
+                LOG.log(System.Logger.Level.WARNING, poolExhausted());
+            }
+            return null;
         }
         Connection c = null;
         try {

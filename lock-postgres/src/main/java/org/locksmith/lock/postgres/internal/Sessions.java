@@ -5,11 +5,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.spi.AcquireRequest;
+import org.locksmith.lock.spi.Permits;
 
 /**
  * Lends connections of a data source to locks, at most {@code permits} at once (each held or waiting lock has one
@@ -21,7 +21,7 @@ final class Sessions implements AutoCloseable {
     private final DataSource dataSource;
     private final boolean owned;
     private final String name;
-    private final Semaphore permits;
+    private final Permits permits;
     private final int size;
     private final Map<Connection, Lent> lent = new ConcurrentHashMap<>();
 
@@ -31,7 +31,7 @@ final class Sessions implements AutoCloseable {
         this.dataSource = dataSource;
         this.owned = owned;
         this.name = name;
-        this.permits = new Semaphore(permits, true);
+        this.permits = new Permits(permits);
         this.size = permits;
     }
 
@@ -42,42 +42,18 @@ final class Sessions implements AutoCloseable {
      */
     Connection borrow(AcquireRequest request, long timeoutNanos) throws InterruptedException {
         // A try does not wait for the holder, but may wait for a connection, up to the operation timeout.
-        long tryDeadline = System.nanoTime() + timeoutNanos;
-        boolean interrupted = false;
+        if (!permits.acquire(request, request.isTry() ? timeoutNanos : request.remainingNanos())) {
+            if (request.isTry() && !request.isCancelled()) {
+                throw new LockBackendException("no lock connection of " + name + " was free within the"
+                        + " timeout (each held or waiting lock takes one of " + size + "): raise poolSize");
+            }
+            return null;
+        }
         try {
-            while (true) {
-                if (!request.isTry() && request.isCancelled()) {
-                    return null;
-                }
-                long left = request.isTry() ? tryDeadline - System.nanoTime() : request.remainingNanos();
-                if (left <= 0) {
-                    if (request.isTry()) {
-                        throw new LockBackendException("no lock connection of " + name + " was free within the"
-                                + " timeout (each held or waiting lock takes one of " + size + "): raise poolSize");
-                    }
-                    return null;
-                }
-                try {
-                    if (permits.tryAcquire(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    if (request.isInterruptible()) {
-                        throw e;
-                    }
-                    interrupted = true;
-                }
-            }
-            try {
-                return open(timeoutNanos);
-            } catch (RuntimeException | Error e) {
-                permits.release();
-                throw e;
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            return open(timeoutNanos);
+        } catch (RuntimeException | Error e) {
+            permits.release();
+            throw e;
         }
     }
 
