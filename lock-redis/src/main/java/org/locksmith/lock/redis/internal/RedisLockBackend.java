@@ -27,6 +27,7 @@ import org.locksmith.lock.redis.RedisLocks;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
+import org.locksmith.lock.spi.Permits;
 import org.locksmith.lock.spi.RenewalReport;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
@@ -88,6 +89,9 @@ public final class RedisLockBackend implements LockBackend {
     private final String wakeTtlMillis;
     private final int blockingLimit;
     private final Semaphore blockingPermits;
+    /** Waiting acquires' attempts in flight at once (see {@link #attemptPermits(UnifiedJedis, UnifiedJedis, int)}). */
+    private final Permits attemptPermits;
+
     private final AtomicBoolean overflowLogged = new AtomicBoolean();
     private final ThreadPoolExecutor canceller;
     /** Cluster renewal: one thread per node in a round, idle threads end after 5 s. */
@@ -121,6 +125,7 @@ public final class RedisLockBackend implements LockBackend {
         this.wakeTtlMillis = Long.toString(settings.wakeTtlMillis());
         this.blockingLimit = blockingPermits(commands, waits, settings.maxBlockingWaiters());
         this.blockingPermits = sharedPermits(waits, blockingLimit);
+        this.attemptPermits = new Permits(attemptPermits(commands, waits, blockingLimit));
         this.canceller = cancelSignalSender(blockingLimit);
         AtomicInteger renewers = new AtomicInteger();
         this.renewThreads =
@@ -177,6 +182,21 @@ public final class RedisLockBackend implements LockBackend {
                     + " larger pool or pass a separate waitClient");
         }
         return Math.min(maxBlockingWaiters, capacity / 2);
+    }
+
+    /**
+     * How many attempts of waiting acquires may be in flight at once: half of the command pool, less what blocking
+     * waits may hold of it when they share it, so that releases, renewals and cancel signals always find a
+     * connection, and ten thousand waiting threads queue fairly until their deadlines instead of failing the pool's
+     * borrow after the client's timeout. No limit for a client whose pool is unknown.
+     */
+    static int attemptPermits(UnifiedJedis commands, UnifiedJedis waits, int blockingLimit) {
+        int capacity = WaitConnections.poolCapacity(commands);
+        if (capacity == Integer.MAX_VALUE) {
+            return Integer.MAX_VALUE;
+        }
+        int free = waits == commands ? capacity - blockingLimit : capacity;
+        return Math.max(1, free / 2);
     }
 
     /**
@@ -304,15 +324,29 @@ public final class RedisLockBackend implements LockBackend {
         boolean holdsWakeUp = false;
         try {
             while (true) {
+                // A waiting acquire queues here for its attempt, until its deadline, rather than in the connection
+                // pool, whose borrow gives up after the client's timeout (a try does not queue: it uses the pool).
+                if (!request.isTry() && !attemptPermits.acquire(request, request.remainingNanos())) {
+                    return null;
+                }
                 long sentAt = System.nanoTime();
                 List<?> reply;
+                LockBackendException failed = null;
                 try {
                     reply = attempt(keys, request, willWait, waiter != null);
                 } catch (LockBackendException e) {
-                    if (waitOutFailover(request, e)) {
+                    reply = null;
+                    failed = e;
+                } finally {
+                    if (!request.isTry()) {
+                        attemptPermits.release();
+                    }
+                }
+                if (failed != null) {
+                    if (waitOutFailover(request, failed)) {
                         continue; // a failover: the client follows the new master meanwhile
                     }
-                    throw e;
+                    throw failed;
                 }
                 holdsWakeUp = false;
                 long value = asLong(reply.get(1));
