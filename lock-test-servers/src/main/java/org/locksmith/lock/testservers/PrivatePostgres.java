@@ -215,9 +215,29 @@ public final class PrivatePostgres implements AutoCloseable {
         });
     }
 
-    /** On a replica: stops receiving from the primary (empty {@code primary_conninfo}), so it misses what follows. */
+    /**
+     * On a replica: stops receiving from the primary (empty {@code primary_conninfo}), so it misses what follows;
+     * returns once its WAL receiver has stopped (the reload is asynchronous: until then it still streams).
+     *
+     * @throws org.awaitility.core.ConditionTimeoutException if the WAL receiver still runs after 30 s
+     */
     public void stopReceiving() {
         sql("ALTER SYSTEM SET primary_conninfo = ''", "SELECT pg_reload_conf()");
+        await("the WAL receiver of the private PostgreSQL on port " + port + " to stop")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> !receiving());
+    }
+
+    private boolean receiving() {
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_wal_receiver")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        } catch (SQLException e) {
+            throw new IllegalStateException("the private PostgreSQL on port " + port + " refused: " + e, e);
+        }
     }
 
     /** On a replica: promotes it to a primary and returns once it accepts writes. */
