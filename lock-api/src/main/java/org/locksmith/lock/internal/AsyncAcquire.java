@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
 import org.locksmith.lock.LockLease;
-import org.locksmith.lock.LockTimeoutException;
 
 /**
  * One {@code acquireAsync}: the future the caller holds, and the task that waits for a detached lease on a thread of
@@ -48,8 +47,7 @@ final class AsyncAcquire extends CompletableFuture<LockLease> implements Runnabl
             if (lease == null) {
                 failure = isCancelled()
                         ? new CancellationException("acquireAsync of key '" + key + "' was cancelled")
-                        : new LockTimeoutException("Key '" + key + "' was not granted within " + timeout + " (backend "
-                                + client.backend() + ")");
+                        : CoreDistributedLock.notGranted(client, key, timeout);
             }
         } catch (InterruptedException e) {
             // Not interruptible: only a backend that ignores AcquireRequest.isInterruptible() throws it.

@@ -27,10 +27,9 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquire(Duration timeout) throws InterruptedException {
-        LockLease lease = acquireWithin(timeout);
+        LockLease lease = acquireWithin(timeout, false);
         if (lease == null) {
-            throw new LockTimeoutException(
-                    "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
+            throw notGranted(client, key, timeout);
         }
         return lease;
     }
@@ -60,15 +59,21 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException {
-        return Optional.ofNullable(acquireWithin(timeout));
+        return Optional.ofNullable(acquireWithin(timeout, false));
     }
 
-    private CoreLease acquireWithin(Duration timeout) throws InterruptedException {
+    /** A timed acquire: a zero timeout is a try without waiting; null when not granted in time. */
+    private CoreLease acquireWithin(Duration timeout, boolean detached) throws InterruptedException {
         checkTimeout(timeout);
-        if (timeout.isZero()) {
-            return client.acquire(key, System.nanoTime(), true, true);
-        }
-        return client.acquire(key, deadline(timeout), false, true);
+        boolean isTry = timeout.isZero();
+        long deadline = isTry ? System.nanoTime() : deadline(timeout);
+        return detached ? client.acquire(key, deadline, isTry, true, null) : client.acquire(key, deadline, isTry, true);
+    }
+
+    /** The exception of an acquire that was not granted within its timeout. */
+    static LockTimeoutException notGranted(CoreLockClient client, String key, Duration timeout) {
+        return new LockTimeoutException(
+                "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
     }
 
     private static void checkTimeout(Duration timeout) {
@@ -80,13 +85,9 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquireDetached(Duration timeout) throws InterruptedException {
-        checkTimeout(timeout);
-        CoreLease lease = timeout.isZero()
-                ? client.acquire(key, System.nanoTime(), true, true, null)
-                : client.acquire(key, deadline(timeout), false, true, null);
+        LockLease lease = acquireWithin(timeout, true);
         if (lease == null) {
-            throw new LockTimeoutException(
-                    "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
+            throw notGranted(client, key, timeout);
         }
         return lease;
     }

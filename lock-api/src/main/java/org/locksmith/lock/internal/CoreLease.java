@@ -15,9 +15,9 @@ import org.locksmith.lock.spi.BackendLease;
 
 /**
  * The user's lease: hold count, owner thread, validity clock and loss listeners around one {@link BackendLease}.
- * The owner thread (any thread, once, for a detached lease) raises and lowers the hold count, close() sets it to zero, the renewer and the backend's loss
- * reports change the state; hold count and state are one atomic value, so that no race of these ends with a
- * negative count or a re-entry into a lease that close() released.
+ * The owner thread (any thread, once, for a detached lease) raises and lowers the hold count, close() sets it to
+ * zero, the renewer and the backend's loss reports change the state; hold count and state are one atomic value, so
+ * that no race of these ends with a negative count or a re-entry into a lease that close() released.
  */
 final class CoreLease implements LockLease {
     private enum State {

@@ -442,9 +442,8 @@ public final class CoreLockClient implements LockClient {
                     .getMethod("newThreadPerTaskExecutor", ThreadFactory.class)
                     .invoke(null, factory);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            ThreadPoolExecutor platform = new ThreadPoolExecutor(
+            return new ThreadPoolExecutor(
                     0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), new DaemonThreads("async"));
-            return platform;
         }
     }
 
