@@ -61,14 +61,18 @@ public final class FaultLoadContract {
             process.drainTo(lines);
         }
 
-        /** The grant number this worker holds as far as its output shows, or -1. */
+        /**
+         * The grant number this worker holds as far as its output shows, or -1. A worker that has begun its release
+         * ("R") holds no longer: stopped or killed inside the release, it may already have freed the key, and the
+         * fault would leave no expired key for the others to race for.
+         */
         long openGrant() {
             for (int i = lines.size() - 1; i >= 0; i--) {
                 String[] f = lines.get(i).split(" ");
                 switch (f[0]) {
                     case "G":
                         return Long.parseLong(f[1]);
-                    case "E", "L", "X":
+                    case "R", "E", "L", "X":
                         return -1;
                     default:
                         break;

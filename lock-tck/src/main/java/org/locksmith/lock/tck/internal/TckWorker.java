@@ -42,7 +42,7 @@ import org.locksmith.lock.Locks;
  *                                             asLock().tryLock(t)); print "G n token micros" once granted (clock read
  *                                             after the grant), "V n micros" while valid (clock read before
  *                                             isValid(), at most once a millisecond and for the last valid look),
- *                                             "E n" after the release, "L n" if the release reported a loss
+ *                                             "R n" before the release, "E n" after it, "L n" if it reported a loss
  * wait  URL KEY LIFETIME_MS                 for each line "GO n" read from stdin: print "WAITING n", acquire (30 s),
  *                                             print "GRANTED n nanoTime" (clock read right after the grant), release,
  *                                             print "FREED n"; ends at the end of stdin
@@ -239,6 +239,7 @@ public final class TckWorker {
         }
 
         private void release(long n, Runnable release) {
+            say("R " + n); // from here on this process may have given the key up: no holder for the faults
             try {
                 release.run();
                 say("E " + n);

@@ -155,9 +155,9 @@ class BrokenBackendsTest {
         String test = "c01_mutualExclusion_randomisedContentionUnderKillsAndPauses";
         // FileDeclaresLongerLease is caught here only when the resumed holder looks at its lease before its renewer
         // reports the loss; c01_mutualExclusion_pausedHolderNeverValidWhileAnotherHolds catches it every time.
-        // Two workers that take over at once overlap; which check sees it first depends on their timing.
+        // Two workers that take over at once overlap or share a token; which check sees it first depends on timing.
         assertThat(assertCaught(BrokenTcks.FileRacyTakeover.class, test, null))
-                .containsAnyOf("two valid holders", "fencing token went backwards");
+                .containsAnyOf("two valid holders", "fencing token");
         assertCaught(BrokenTcks.FileTokenReusedOnTakeover.class, test, "fencing token");
     }
 
