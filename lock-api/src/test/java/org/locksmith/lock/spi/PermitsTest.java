@@ -2,7 +2,9 @@ package org.locksmith.lock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -88,14 +90,10 @@ class PermitsTest {
         return threads.submit(() -> permits.acquire(request, Long.MAX_VALUE));
     }
 
-    private static void awaitQueued(Permits permits, int n) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!permits.toString().contains(n + " waiting")) {
-            assertThat(System.nanoTime() - until)
-                    .as("waiters queued within 5 s: " + permits)
-                    .isNegative();
-            Thread.sleep(1);
-        }
+    private static void awaitQueued(Permits permits, int n) {
+        await("waiters queued: " + n)
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> permits.toString().contains(n + " waiting"));
     }
 
     @Test
@@ -116,10 +114,7 @@ class PermitsTest {
         }
         assertThat(permits.tryAcquire()).as("a newcomer while others queue").isFalse();
         permits.release();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (order.size() < 3 && System.nanoTime() - until < 0) {
-            Thread.sleep(1);
-        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == 3);
         assertThat(order).containsExactly(0, 1, 2);
         assertThat(permits.tryAcquire()).isTrue();
     }

@@ -37,8 +37,11 @@ final class PgSql {
      * milliseconds left, minus 10); take the advisory lock, at once ({@code p_wait_ms = 0}, returns 0 if held) or
      * waiting up to {@code lock_timeout}; issue the token from the key's row, never below the server clock in
      * microseconds (so tokens keep rising if the table is lost or a replica without the last commits takes over);
-     * return -1 if the key's row names another id (the caller's cached id is stale: it maps again). The token is
-     * committed with {@code synchronous_commit = on} when the statement ends, before the client sees the grant.
+     * return -1 if the key's row names another id (the caller's cached id is stale: it maps again). A token equal to
+     * the server clock is committed without waiting for the disk ({@code synchronous_commit = off}): a crash may lose
+     * it, and the next token after the restart, at least the clock then, is greater still. A token above the clock
+     * (the key's counter ran ahead of it: the clock was set back, or a failover went to a server whose clock is
+     * behind) is flushed before the client sees the grant ({@code synchronous_commit = on}): no clock would cover it.
      * Last, the session is marked with the lease's owner and given {@code idle_session_timeout}, and {@code o_held_us}
      * says how long after the statement began (on the server) it ended: the session was proven alive then, which
      * may be long after the request was sent.
@@ -48,7 +51,7 @@ final class PgSql {
         return "CREATE OR REPLACE FUNCTION " + table + "_acquire(p_hash bytea, p_id bigint, p_owner text,"
                 + " p_wait_ms bigint, p_holdoff_ms bigint, p_session_ms bigint, OUT o_token bigint, OUT o_held_us bigint)"
                 + " LANGUAGE plpgsql AS $f$\n"
-                + "DECLARE v_up_ms bigint; v_token bigint;\n"
+                + "DECLARE v_up_ms bigint; v_token bigint; v_now bigint;\n"
                 + "BEGIN\n"
                 + "  IF current_setting('locksmith.lease', true) <> '' THEN\n"
                 + "    RAISE EXCEPTION USING ERRCODE = '" + SHARED_SESSION
@@ -66,11 +69,12 @@ final class PgSql {
                 + "    PERFORM set_config('lock_timeout', p_wait_ms || 'ms', true);\n"
                 + "    PERFORM pg_advisory_lock(p_id);\n"
                 + "  END IF;\n"
-                + "  UPDATE " + table + " SET token = greatest(token + 1, " + micros + ")"
+                + "  v_now := " + micros + ";\n"
+                + "  UPDATE " + table + " SET token = greatest(token + 1, v_now)"
                 + " WHERE key_hash = p_hash AND id = p_id RETURNING token INTO v_token;\n"
                 + "  IF v_token IS NULL THEN\n"
                 + "    BEGIN\n"
-                + "      INSERT INTO " + table + " (key_hash, id, token) VALUES (p_hash, p_id, " + micros + ")"
+                + "      INSERT INTO " + table + " (key_hash, id, token) VALUES (p_hash, p_id, v_now)"
                 + " RETURNING token INTO v_token;\n"
                 + "    EXCEPTION WHEN unique_violation THEN\n"
                 + "      PERFORM pg_advisory_unlock(p_id);\n"
@@ -78,7 +82,8 @@ final class PgSql {
                 + "      RETURN;\n"
                 + "    END;\n"
                 + "  END IF;\n"
-                + "  PERFORM set_config('synchronous_commit', 'on', true);\n"
+                + "  PERFORM set_config('synchronous_commit', CASE WHEN v_token > v_now THEN 'on' ELSE 'off' END,"
+                + " true);\n"
                 + "  PERFORM set_config('locksmith.lease', p_owner, false);\n"
                 + "  PERFORM set_config('idle_session_timeout', p_session_ms || 'ms', false);\n"
                 + "  o_token := v_token;\n"
