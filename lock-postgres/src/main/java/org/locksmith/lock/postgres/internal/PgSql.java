@@ -156,7 +156,21 @@ final class PgSql {
         return state != null && (state.startsWith("08") || state.startsWith("57P"));
     }
 
+    /**
+     * A failure; one that shows the server session shared with other clients says so: the refusal of the acquire
+     * function, and the JDBC driver's named statements meeting another connection's on the session ({@code 42P05}
+     * duplicate_prepared_statement) or missing from it ({@code 26000} invalid_sql_statement_name), which is how a
+     * pooler in transaction mode first shows (seen with PgBouncer 1.18 when a second client opens).
+     */
     static LockBackendException failure(String what, SQLException e) {
+        String state = e.getSQLState();
+        if (SHARED_SESSION.equals(state) || "42P05".equals(state) || "26000".equals(state)) {
+            return new LockBackendException(
+                    what + ": server sessions are shared between clients (a pooler in transaction mode?), and a"
+                            + " Locksmith lock belongs to its server session: use session pooling or connect"
+                            + " directly (" + e.getMessage() + ")",
+                    e);
+        }
         return new LockBackendException(what + ": " + e.getMessage(), e);
     }
 }

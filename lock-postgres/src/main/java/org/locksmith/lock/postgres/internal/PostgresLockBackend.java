@@ -216,8 +216,7 @@ public final class PostgresLockBackend implements LockBackend {
                     if (PgSql.SHARED_SESSION.equals(e.getSQLState())) {
                         // raised before anything was taken; a clean-up would free the other lease's lock
                         maybeHeld = false;
-                        throw new LockBackendException(
-                                "could not lock key '" + request.key() + "' on " + sessions + ": " + e.getMessage(), e);
+                        throw PgSql.failure("could not lock key '" + request.key() + "' on " + sessions, e);
                     }
                     throw e;
                 } finally {

@@ -1,0 +1,242 @@
+package org.locksmith.lock.testservers;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private PgBouncer on a free port of 127.0.0.1 in front of the test PostgreSQL ({@link TestPostgres}), in session
+ * or transaction pool mode, with trust authentication for that server's user. The binary is {@value
+ * #BIN_ENVIRONMENT_VARIABLE} if set, else {@code pgbouncer} on the {@code PATH} or in {@code /usr/sbin} (Debian's
+ * {@code pgbouncer} package; {@code .ci/run} installs it). Run as root, it runs PgBouncer as {@code postgres} or
+ * {@code nobody}, since PgBouncer refuses root. Its owner must close it.
+ */
+public final class PrivatePgBouncer implements AutoCloseable {
+    /** Names the {@code pgbouncer} executable, where the default places are not right. */
+    public static final String BIN_ENVIRONMENT_VARIABLE = "LOCKSMITH_TEST_PGBOUNCER";
+
+    /** PgBouncer's {@code pool_mode}: when a client's server session goes back to the pool. */
+    public enum PoolMode {
+        /** When the client disconnects: a client keeps one server session. */
+        SESSION,
+        /** After each transaction: consecutive statements of a client may run on different server sessions. */
+        TRANSACTION
+    }
+
+    private final Path dir;
+    private final int port;
+    private final String database;
+    private final String user;
+    private final Process process;
+
+    private PrivatePgBouncer(Path dir, int port, String database, String user, Process process) {
+        this.dir = dir;
+        this.port = port;
+        this.database = database;
+        this.user = user;
+        this.process = process;
+    }
+
+    /**
+     * Starts PgBouncer in front of the test PostgreSQL and returns once it serves a query.
+     *
+     * @param poolSize server sessions per database and user ({@code default_pool_size})
+     * @throws IllegalStateException saying what to install or set, if it cannot start
+     */
+    public static PrivatePgBouncer start(PoolMode mode, int poolSize) {
+        URI server = URI.create(TestPostgres.baseUrl());
+        String database = server.getPath().substring(1);
+        String user = TestPostgres.user();
+        Path binary = binary();
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("locksmith-pgbouncer-");
+            int port = freePort();
+            Files.writeString(
+                    dir.resolve("pgbouncer.ini"),
+                    String.join(
+                            "\n",
+                            "[databases]",
+                            database + " = host=" + server.getHost() + " port="
+                                    + (server.getPort() < 0 ? 5432 : server.getPort()) + " dbname="
+                                    + database + " user=" + user
+                                    + (TestPostgres.password().isEmpty() ? "" : " password=" + TestPostgres.password()),
+                            "[pgbouncer]",
+                            "listen_addr = 127.0.0.1",
+                            "listen_port = " + port,
+                            "unix_socket_dir =",
+                            "auth_type = trust",
+                            "auth_file = " + dir.resolve("userlist.txt"),
+                            "pool_mode = " + mode.name().toLowerCase(Locale.ROOT),
+                            "default_pool_size = " + poolSize,
+                            "max_client_conn = 200",
+                            // the JDBC driver sends extra_float_digits; PgBouncer refuses parameters it does not know
+                            "ignore_startup_parameters = extra_float_digits",
+                            ""),
+                    StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"\"\n", StandardCharsets.UTF_8);
+            run(List.of("chmod", "-R", "a+rX", dir.toString()));
+            List<String> command = new ArrayList<>();
+            if ("root".equals(System.getProperty("user.name"))) {
+                String runAs = runAsUser();
+                command.addAll(List.of(
+                        "setpriv",
+                        "--reuid=" + runAs,
+                        "--regid=" + run(List.of("id", "-gn", runAs)).trim(),
+                        "--init-groups",
+                        "--reset-env",
+                        "--"));
+            }
+            command.addAll(
+                    List.of(binary.toString(), dir.resolve("pgbouncer.ini").toString()));
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("pgbouncer.log").toFile())
+                    .start();
+            PrivatePgBouncer bouncer = new PrivatePgBouncer(dir, port, database, user, p);
+            bouncer.awaitServing();
+            return bouncer;
+        } catch (IOException | RuntimeException e) {
+            String log = dir == null ? "" : "; its log: " + readLog(dir);
+            deleteTree(dir);
+            throw new IllegalStateException("could not start PgBouncer (" + binary + "): " + e + log, e);
+        }
+    }
+
+    /** The JDBC URL of the database through PgBouncer, with the given driver parameters appended. */
+    public String jdbcUrl(String parameters) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + (parameters.isEmpty() ? "" : "?" + parameters);
+    }
+
+    /** The Locksmith URL of the database through PgBouncer (without parameters). */
+    public String url() {
+        return "postgresql://" + user + "@127.0.0.1:" + port + "/" + database;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    private void awaitServing() {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        SQLException last = null;
+        while (System.nanoTime() - until < 0) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("PgBouncer exited with " + process.exitValue());
+            }
+            try (Connection c = DriverManager.getConnection(jdbcUrl(""), user, TestPostgres.password())) {
+                c.createStatement().execute("SELECT 1");
+                return;
+            } catch (SQLException e) {
+                last = e;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while PgBouncer started", e);
+            }
+        }
+        throw new IllegalStateException("PgBouncer did not serve a query within 15 s: " + last);
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(dir);
+    }
+
+    private static Path binary() {
+        String env = System.getenv(BIN_ENVIRONMENT_VARIABLE);
+        if (env != null && !env.isBlank()) {
+            return Path.of(env.trim());
+        }
+        List<Path> candidates = new ArrayList<>();
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!d.isEmpty()) {
+                candidates.add(Path.of(d, "pgbouncer"));
+            }
+        }
+        candidates.add(Path.of("/usr/sbin/pgbouncer"));
+        return candidates.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("No pgbouncer executable: install PgBouncer (Debian:"
+                        + " apt-get install pgbouncer; .ci/run does) or set " + BIN_ENVIRONMENT_VARIABLE));
+    }
+
+    /** {@code postgres}, else {@code nobody}: PgBouncer refuses to run as root. */
+    private static String runAsUser() {
+        for (String name : List.of("postgres", "nobody")) {
+            try {
+                run(List.of("id", "-u", name));
+                return name;
+            } catch (IllegalStateException noSuchUser) {
+                // try the next
+            }
+        }
+        throw new IllegalStateException("Running as root, PgBouncer needs an operating system user postgres or"
+                + " nobody to run as (it refuses root): create one, or run the tests as another user");
+    }
+
+    private static String readLog(Path dir) {
+        try {
+            return Files.readString(dir.resolve("pgbouncer.log"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(none)";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String run(List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException(command + " failed: " + out);
+            }
+            return out;
+        } catch (IOException e) {
+            throw new IllegalStateException(command + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(command + " interrupted", e);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException e) {
+            // a temporary directory: the OS cleans it up
+        }
+    }
+}
