@@ -2,7 +2,6 @@ package org.locksmith.lock.testservers;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,7 +63,7 @@ public final class PrivatePgBouncer implements AutoCloseable {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("locksmith-pgbouncer-");
-            int port = freePort();
+            int port = PrivateRedis.freePort();
             Files.writeString(
                     dir.resolve("pgbouncer.ini"),
                     String.join(
@@ -88,14 +87,15 @@ public final class PrivatePgBouncer implements AutoCloseable {
                             ""),
                     StandardCharsets.UTF_8);
             Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"\"\n", StandardCharsets.UTF_8);
-            run(List.of("chmod", "-R", "a+rX", dir.toString()));
+            PrivatePostgres.output(List.of("chmod", "-R", "a+rX", dir.toString()));
             List<String> command = new ArrayList<>();
             if ("root".equals(System.getProperty("user.name"))) {
-                String runAs = runAsUser();
+                // PgBouncer refuses root: run it as the private PostgreSQL's user (postgres, else nobody)
+                PrivatePostgres.ServerUser runAs = PrivatePostgres.serverUser();
                 command.addAll(List.of(
                         "setpriv",
-                        "--reuid=" + runAs,
-                        "--regid=" + run(List.of("id", "-gn", runAs)).trim(),
+                        "--reuid=" + runAs.name(),
+                        "--regid=" + runAs.group(),
                         "--init-groups",
                         "--reset-env",
                         "--"));
@@ -185,47 +185,11 @@ public final class PrivatePgBouncer implements AutoCloseable {
                         + " apt-get install pgbouncer; .ci/run does) or set " + BIN_ENVIRONMENT_VARIABLE));
     }
 
-    /** {@code postgres}, else {@code nobody}: PgBouncer refuses to run as root. */
-    private static String runAsUser() {
-        for (String name : List.of("postgres", "nobody")) {
-            try {
-                run(List.of("id", "-u", name));
-                return name;
-            } catch (IllegalStateException noSuchUser) {
-                // try the next
-            }
-        }
-        throw new IllegalStateException("Running as root, PgBouncer needs an operating system user postgres or"
-                + " nobody to run as (it refuses root): create one, or run the tests as another user");
-    }
-
     private static String readLog(Path dir) {
         try {
             return Files.readString(dir.resolve("pgbouncer.log"), StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "(none)";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    private static String run(List<String> command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException(command + " failed: " + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new IllegalStateException(command + " failed: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(command + " interrupted", e);
         }
     }
 

@@ -68,7 +68,7 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     /** A user and its primary group, for {@code chown} and {@code setpriv}. */
-    private record ServerUser(String name, String group) {}
+    record ServerUser(String name, String group) {}
 
     /**
      * Creates and starts a server, and returns once it has been up for {@code upSeconds} (see {@link
@@ -100,7 +100,7 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     /** {@code postgres}, else {@code nobody}: a fresh machine without PostgreSQL installed has no {@code postgres}. */
-    private static ServerUser serverUser() {
+    static ServerUser serverUser() {
         for (String name : List.of("postgres", "nobody")) {
             try {
                 return new ServerUser(name, output(List.of("id", "-gn", name)).trim());
@@ -494,7 +494,7 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     /** Runs a command to its end (at most 60 s) and returns what it printed; throws if it fails. */
-    private static String output(List<String> command) {
+    static String output(List<String> command) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
