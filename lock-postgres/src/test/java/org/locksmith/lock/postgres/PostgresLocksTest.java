@@ -153,6 +153,39 @@ class PostgresLocksTest {
         }
     }
 
+    /**
+     * A pooler in transaction mode may run a client's next statement on another client's server session. The
+     * clean-up after a failed wait (which frees whatever the wait may have taken) must then leave that session's
+     * lock and mark alone: here the waiter's clean-up is routed to the holder's session, as such a pooler may do.
+     */
+    @Test
+    void aCleanUpThatLandsOnAnotherOwnersSessionLeavesItsLockAlone() throws Exception {
+        String key = "cleanup-elsewhere-" + UUID.randomUUID();
+        try (Connection holderSession = connect();
+                Connection waiterSession = connect();
+                LockClient holder = PostgresLocks.builder()
+                        .dataSource(lending(unclosable(holderSession)))
+                        .table(TABLE)
+                        .build();
+                LockClient waiter = PostgresLocks.builder()
+                        .dataSource(lending(cleanUpsTo(waiterSession, holderSession)))
+                        .table(TABLE)
+                        .build();
+                LockClient third = client()) {
+            LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+            // the wait ends with its lock_timeout, and its clean-up runs on the holder's session
+            assertThat(waiter.lock(key).tryAcquire(Duration.ofMillis(300))).isEmpty();
+            Optional<LockLease> stolen = third.lock(key).tryAcquire();
+            stolen.ifPresent(LockLease::release);
+            assertThat(stolen)
+                    .as("a grant to a third client while the holder holds, after another client's clean-up ran on"
+                            + " the holder's session")
+                    .isEmpty();
+            assertThat(held.isValid()).isTrue();
+            held.release();
+        }
+    }
+
     @Test
     void invalidSettingsFailBeforeAnyIo() {
         // port 9 answers nothing: an attempt to connect would fail differently
@@ -202,26 +235,79 @@ class PostgresLocksTest {
 
     /** A data source lending {@code shared} to everyone; closing what it lends does nothing. */
     private static DataSource sharing(Connection shared) {
-        Connection unclosable = (Connection) Proxy.newProxyInstance(
+        return lending(unclosable(shared));
+    }
+
+    /** {@code c}, except that closing it does nothing. */
+    private static Connection unclosable(Connection c) {
+        return (Connection) Proxy.newProxyInstance(
                 PostgresLocksTest.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
                     if (m.getName().equals("close") || m.getName().equals("abort")) {
                         return null;
                     }
-                    try {
-                        return m.invoke(shared, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
+                    return invoke(m, c, args);
+                });
+    }
+
+    /**
+     * {@code main} (unclosable), except that the statements that free a session's locks run on {@code elsewhere}:
+     * what a pooler in transaction mode may do to a client's clean-up.
+     */
+    private static Connection cleanUpsTo(Connection main, Connection elsewhere) {
+        return (Connection) Proxy.newProxyInstance(
+                PostgresLocksTest.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
+                    switch (m.getName()) {
+                        case "close", "abort" -> {
+                            return null;
+                        }
+                        case "prepareStatement" -> {
+                            boolean freesAll = ((String) args[0]).contains("pg_advisory_unlock_all");
+                            return invoke(m, freesAll ? elsewhere : main, args);
+                        }
+                        case "createStatement" -> {
+                            Statement here = (Statement) invoke(m, main, args);
+                            Statement there = elsewhere.createStatement();
+                            return Proxy.newProxyInstance(
+                                    PostgresLocksTest.class.getClassLoader(),
+                                    new Class<?>[] {Statement.class},
+                                    (sp, sm, sargs) -> {
+                                        if (sm.getName().equals("close")) {
+                                            there.close();
+                                            return invoke(sm, here, sargs);
+                                        }
+                                        boolean freesAll = sargs != null
+                                                && sargs.length > 0
+                                                && sargs[0] instanceof String sql
+                                                && sql.contains("pg_advisory_unlock_all");
+                                        return invoke(sm, freesAll ? there : here, sargs);
+                                    });
+                        }
+                        default -> {
+                            return invoke(m, main, args);
+                        }
                     }
                 });
+    }
+
+    private static Object invoke(java.lang.reflect.Method m, Object target, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** A data source lending {@code c} to everyone. */
+    private static DataSource lending(Connection c) {
         return new DataSource() {
             @Override
             public Connection getConnection() {
-                return unclosable;
+                return c;
             }
 
             @Override
             public Connection getConnection(String user, String password) {
-                return unclosable;
+                return c;
             }
 
             @Override
