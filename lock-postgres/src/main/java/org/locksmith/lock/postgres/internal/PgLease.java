@@ -102,9 +102,12 @@ final class PgLease implements BackendLease {
         try (PreparedStatement ps = connection.prepareStatement(PgSql.RELEASE)) {
             ps.setLong(1, id);
             ps.setString(2, owner);
+            ps.setString(3, owner);
+            ps.setString(4, owner);
             ps.execute();
             try (ResultSet rs = ps.getResultSet()) {
-                released = rs.next() && rs.getBoolean(1);
+                // no row: the session is another owner's (a pooler in transaction mode), left as it was
+                released = rs.next() && rs.getBoolean(1) && rs.getBoolean(2);
             }
         } catch (SQLException e) {
             // The session is broken, and with it the lock: the server frees a dead session's locks.

@@ -207,7 +207,7 @@ public final class PostgresLockBackend implements LockBackend {
                         if (request.isTry() || request.remainingNanos() <= 0) {
                             return null;
                         }
-                        if (!freeSession(c)) {
+                        if (!freeSession(c, request.ownerId())) {
                             throw e;
                         }
                         maybeHeld = false;
@@ -250,31 +250,37 @@ public final class PostgresLockBackend implements LockBackend {
             throw PgSql.failure("could not lock key '" + request.key() + "' on " + sessions, e);
         } finally {
             if (!granted) {
-                cleanUp(c, maybeHeld);
+                cleanUp(c, maybeHeld, request.ownerId());
             }
         }
     }
 
     /** Returns a connection whose attempt did not lead to a grant; frees what it may hold first. */
-    private void cleanUp(Connection c, boolean maybeHeld) {
+    private void cleanUp(Connection c, boolean maybeHeld, String owner) {
         if (!maybeHeld) {
             sessions.giveBack(c);
             return;
         }
-        if (freeSession(c)) {
+        if (freeSession(c, owner)) {
             sessions.giveBack(c);
         } else {
             sessions.discard(c); // cannot prove the lock free on this session: end the session
         }
     }
 
-    /** Frees every lock the session holds and clears its lock settings; false if that failed. */
-    private boolean freeSession(Connection c) {
+    /**
+     * Frees every lock the session holds and clears its lock settings; false if that failed, or if the session
+     * carries another owner's mark (a pooler in transaction mode gave the statement another client's session: its
+     * lock and mark are left alone, and the caller discards this connection).
+     */
+    private boolean freeSession(Connection c, String owner) {
         return uninterrupted(() -> {
-            try (Statement s = c.createStatement()) {
+            try (PreparedStatement ps = c.prepareStatement(PgSql.CLEAN_UP)) {
                 c.setNetworkTimeout(Runnable::run, (int) settings.timeout().toMillis());
-                s.execute(PgSql.CLEAN_UP);
-                return true;
+                ps.setString(1, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
             } catch (SQLException e) {
                 return false;
             }
