@@ -1,6 +1,7 @@
 package org.locksmith.lock.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -43,6 +44,17 @@ class PostgresPgBouncerTest {
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + TABLE);
             s.execute("DROP FUNCTION IF EXISTS " + TABLE + "_acquire");
+        }
+    }
+
+    /** Advisory lock requests that wait in the test server (this class's waiter; classes run one at a time). */
+    private static long waitingAdvisoryLocks() throws Exception {
+        try (Connection c = DriverManager.getConnection(
+                        TestPostgres.jdbcUrl(), TestPostgres.user(), TestPostgres.password());
+                java.sql.ResultSet rs = c.createStatement()
+                        .executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 
@@ -101,7 +113,10 @@ class PostgresPgBouncerTest {
                         }
                     },
                     threads);
-            Thread.sleep(300); // no event to wait for: the waiter's statement reaches the server
+            await("the waiter blocked in the server")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> waitingAdvisoryLocks() > 0);
             assertThat(waiter).isNotDone();
             releasedAt[0] = System.nanoTime();
             held.release();

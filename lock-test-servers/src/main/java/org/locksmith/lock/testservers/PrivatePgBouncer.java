@@ -1,5 +1,7 @@
 package org.locksmith.lock.testservers;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -9,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -131,26 +134,20 @@ public final class PrivatePgBouncer implements AutoCloseable {
     }
 
     private void awaitServing() {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        SQLException last = null;
-        while (System.nanoTime() - until < 0) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("PgBouncer exited with " + process.exitValue());
-            }
-            try (Connection c = DriverManager.getConnection(jdbcUrl(""), user, TestPostgres.password())) {
-                c.createStatement().execute("SELECT 1");
-                return;
-            } catch (SQLException e) {
-                last = e;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while PgBouncer started", e);
-            }
-        }
-        throw new IllegalStateException("PgBouncer did not serve a query within 15 s: " + last);
+        await("PgBouncer serving a query")
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("PgBouncer exited with " + process.exitValue());
+                    }
+                    try (Connection c = DriverManager.getConnection(jdbcUrl(""), user, TestPostgres.password())) {
+                        c.createStatement().execute("SELECT 1");
+                        return true;
+                    } catch (SQLException notYet) {
+                        return false;
+                    }
+                });
     }
 
     @Override
