@@ -200,12 +200,22 @@ public final class ForkedJUnit {
         PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         out.println("forked-junit: " + args[0] + " on Java " + Runtime.version());
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
+        Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         TestExecutionListener progress = new TestExecutionListener() {
             @Override
+            public void executionStarted(TestIdentifier test) {
+                started.put(test.getUniqueId(), System.nanoTime());
+            }
+
+            @Override
             public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+                Long start = started.remove(test.getUniqueId());
+                String took = start == null ? "" : " in " + (System.nanoTime() - start) / 1_000_000 + " ms";
                 if (test.isTest()) {
-                    out.println("forked-junit: " + test.getDisplayName() + " " + result.getStatus()
+                    out.println("forked-junit: " + test.getDisplayName() + " " + result.getStatus() + took
                             + result.getThrowable().map(t -> ": " + t).orElse(""));
+                } else if (test.getSource().isPresent()) {
+                    out.println("forked-junit: " + test.getDisplayName() + " finished" + took);
                 }
             }
 
