@@ -84,6 +84,17 @@ public final class BenchMain {
                                 u.opsPerSecond(),
                                 u.p50Micros(),
                                 u.p99Micros())));
+                        if (s1.stream().anyMatch(c -> c.name().equals("locksmith-redis"))) {
+                            Results.ClientShare share = ClientShare.redis(stores, plan);
+                            results.clientShare.add(share);
+                            log(String.format(
+                                    Locale.ROOT,
+                                    "S1 client share, interleaved: locksmith-redis pair p50 %.1f us, the same two"
+                                            + " scripts %.1f us, two EVALSHA of return 1 %.1f us",
+                                    share.pairP50Micros(),
+                                    share.scriptsP50Micros(),
+                                    share.trivialP50Micros()));
+                        }
                     }
                 }
                 for (Contender c : contenders) {

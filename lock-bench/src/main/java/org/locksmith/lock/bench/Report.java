@@ -128,6 +128,21 @@ final class Report {
                     String.valueOf(u.samples())));
         }
         notApplicable(md, r, Scenario.S1);
+        for (Results.ClientShare c : r.clientShare) {
+            md.append("\nWhat the client adds, interleaved call by call (one after another in a rotating order, so "
+                    + "that all three see the same loopback latency): a Locksmith acquire + release, the same two "
+                    + "scripts with the same arguments through a bare Jedis connection, and two `EVALSHA` of "
+                    + "`return 1`.\n\n| contender | pair p50 µs | same scripts p50 µs | pair ÷ scripts "
+                    + "| 2 × `return 1` p50 µs | scripts ÷ `return 1` | samples |\n|---|---|---|---|---|---|---|\n");
+            md.append(row(
+                    label(c.contender()),
+                    f1(c.pairP50Micros()),
+                    f1(c.scriptsP50Micros()),
+                    Targets.fmt("%.3f×", c.pairP50Micros() / c.scriptsP50Micros()),
+                    f1(c.trivialP50Micros()),
+                    Targets.fmt("%.3f×", c.scriptsP50Micros() / c.trivialP50Micros()),
+                    String.valueOf(c.samples())));
+        }
 
         md.append("\n## S2 parallel: ").append(Scenario.S2.what()).append("\n\n");
         md.append("| contender | ops/s (median) | rounds |\n|---|---|---|\n");

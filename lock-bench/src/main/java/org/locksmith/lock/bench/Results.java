@@ -24,6 +24,13 @@ public final class Results {
             long samples,
             double floorP50Micros) {}
 
+    /**
+     * S1, Redis: p50 of a Locksmith acquire + release, of the same two scripts through a bare connection, and of two
+     * {@code EVALSHA} of {@code return 1}, interleaved call by call ({@link ClientShare}).
+     */
+    public record ClientShare(
+            String contender, double pairP50Micros, double scriptsP50Micros, double trivialP50Micros, long samples) {}
+
     /** S2: 8 threads of one client, a key each. */
     public record Parallel(String contender, double opsPerSecond, List<Double> rounds) {}
 
@@ -67,6 +74,7 @@ public final class Results {
 
     public final List<Floor> floors = new ArrayList<>();
     public final List<Uncontended> uncontended = new ArrayList<>();
+    public final List<ClientShare> clientShare = new ArrayList<>();
     public final List<Parallel> parallel = new ArrayList<>();
     public final List<Contended> contended = new ArrayList<>();
     public final List<Handoff> handoff = new ArrayList<>();
@@ -82,6 +90,10 @@ public final class Results {
 
     public Optional<Uncontended> uncontended(String contender) {
         return uncontended.stream().filter(r -> r.contender().equals(contender)).findFirst();
+    }
+
+    public Optional<ClientShare> clientShare(String contender) {
+        return clientShare.stream().filter(r -> r.contender().equals(contender)).findFirst();
     }
 
     public Optional<Parallel> parallel(String contender) {

@@ -51,6 +51,15 @@ final class Targets {
         ratio(
                 targets,
                 "Redis",
+                "S1 pair p50 ≤ 1.1× the same two EVALSHA, interleaved",
+                1.1,
+                false,
+                r.clientShare("locksmith-redis").map(Results.ClientShare::pairP50Micros),
+                r.clientShare("locksmith-redis").map(Results.ClientShare::scriptsP50Micros),
+                "%.1f µs");
+        ratio(
+                targets,
+                "Redis",
                 "S3 grants/s ≥ 2× Redisson RLock",
                 2,
                 true,

@@ -177,6 +177,19 @@ public final class LockScripts {
 
     private LockScripts() {}
 
+    /**
+     * The acquire script's text, for lock-bench, which measures what the client adds to the store's own round trips
+     * by sending the same scripts through a bare connection. Not API: this package is not exported.
+     */
+    public static String acquireScript() {
+        return ACQUIRE;
+    }
+
+    /** The release script's text; see {@link #acquireScript()}. */
+    public static String releaseScript() {
+        return RELEASE;
+    }
+
     /** Every script, for loading them ahead of the first call on a standalone server. */
     static List<String> all() {
         return List.of(ACQUIRE, RELEASE, RENEW, PASS_WAKEUP, SIGNAL);
