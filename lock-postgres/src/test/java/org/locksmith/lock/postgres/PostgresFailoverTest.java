@@ -82,7 +82,7 @@ class PostgresFailoverTest {
     private static long counterOn(PrivatePostgres server, String key) throws Exception {
         try (Connection c = DriverManager.getConnection(server.jdbcUrl(), "postgres", "");
                 PreparedStatement ps = c.prepareStatement("SELECT token FROM failover WHERE key_hash = ?")) {
-            ps.setBytes(1, PostgresLocksTest.sha256(key));
+            ps.setBytes(1, ServerSql.sha256(key));
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0;
             }

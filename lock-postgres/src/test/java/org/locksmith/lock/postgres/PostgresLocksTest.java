@@ -105,13 +105,13 @@ class PostgresLocksTest {
     @Test
     void keysWhoseIdsCollideAreStillDistinctLocks() throws Exception {
         String key = "collides-" + UUID.randomUUID();
-        long firstCandidate = candidateId(TABLE, sha256(key), 0);
+        long firstCandidate = candidateId(TABLE, ServerSql.sha256(key), 0);
         try (LockClient locks = client();
                 Connection squatter = connect()) {
             // another key already owns the first candidate, and a session holds its advisory lock
             try (PreparedStatement ps = squatter.prepareStatement(
                     "INSERT INTO " + TABLE + " (key_hash, id) VALUES (?, ?); SELECT pg_advisory_lock(?)")) {
-                ps.setBytes(1, sha256("some other key"));
+                ps.setBytes(1, ServerSql.sha256("some other key"));
                 ps.setLong(2, firstCandidate);
                 ps.setLong(3, firstCandidate);
                 ps.execute();
@@ -121,10 +121,10 @@ class PostgresLocksTest {
                     .as("tryAcquire of a key whose first candidate id is held by another key")
                     .isPresent();
             try (PreparedStatement ps = squatter.prepareStatement("SELECT id FROM " + TABLE + " WHERE key_hash = ?")) {
-                ps.setBytes(1, sha256(key));
+                ps.setBytes(1, ServerSql.sha256(key));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    assertThat(rs.getLong(1)).isEqualTo(candidateId(TABLE, sha256(key), 1));
+                    assertThat(rs.getLong(1)).isEqualTo(candidateId(TABLE, ServerSql.sha256(key), 1));
                 }
             }
             lease.get().release();
@@ -217,10 +217,6 @@ class PostgresLocksTest {
 
     static Connection connect() throws SQLException {
         return DriverManager.getConnection(TestPostgres.jdbcUrl(), TestPostgres.user(), TestPostgres.password());
-    }
-
-    static byte[] sha256(String key) throws Exception {
-        return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The documented candidate ids: 64 bits of SHA-256 over the table name, a zero byte, the attempt, the key hash. */
