@@ -205,6 +205,14 @@ public final class MutualExclusionContract {
             env.closeAtEnd(p);
             procs.add(p);
         }
+        // Each worker waits for GO after READY, so that all of them contend from the start: JVMs started one after
+        // another would otherwise each finish their 15 grants before the next one is up, and never overlap in time.
+        for (WorkerProcess p : procs) {
+            p.awaitLine("READY", TckEnv.allow(Duration.ofSeconds(30)));
+        }
+        for (WorkerProcess p : procs) {
+            p.send("GO");
+        }
         for (WorkerProcess p : procs) {
             p.awaitLine("DONE", TckEnv.allow(Duration.ofSeconds(45)));
         }

@@ -31,8 +31,9 @@ import org.locksmith.lock.Locks;
  *
  * <pre>
  * hold  URL KEY LIFETIME_MS                 acquire, print "ACQUIRED token nanoTime", hold until killed
- * loop  URL KEY LIFETIME_MS COUNT OUT COUNTER  COUNT times: acquire, bump the non-atomic counter file, record
- *                                             "startNanos endNanos token" in OUT, release; print "DONE"
+ * loop  URL KEY LIFETIME_MS COUNT OUT COUNTER  wait for a line "GO" on stdin, then COUNT times: acquire, bump the
+ *                                             non-atomic counter file, record "startNanos endNanos token" in OUT,
+ *                                             release, sleep 0-20 ms; print "DONE"
  * believe URL KEY LIFETIME_MS               acquire, print "ACQUIRED token nanoTime", then every 0.1 ms read the
  *                                             wall clock and then isValid(); print "VALID micros" (epoch microseconds)
  *                                             at most once a millisecond and for the last valid look, and
@@ -282,6 +283,12 @@ public final class TckWorker {
 
     private static void loop(LockClient client, String key, boolean fencing, int count, Path out, Path counter)
             throws InterruptedException, IOException {
+        // Starts with the others: the harness sends "GO" once every worker is READY, so that the workers contend
+        // instead of running one after another as their JVMs happen to start.
+        String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        if (!"GO".equals(go)) {
+            throw new IllegalArgumentException("expected GO on stdin, got " + go);
+        }
         StringBuilder records = new StringBuilder();
         for (int i = 0; i < count; i++) {
             try (LockLease lease = client.lock(key).acquire(Duration.ofSeconds(30))) {
@@ -299,6 +306,9 @@ public final class TckWorker {
                         .append(fencing ? lease.fencingToken() : -1)
                         .append('\n');
             }
+            // Out of the key for 0-20 ms: a holder that takes the key again at once would keep it from the other
+            // processes for all its rounds (their waits may poll), and the processes would take turns only once each.
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(21));
         }
         Files.writeString(
                 out, records, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);

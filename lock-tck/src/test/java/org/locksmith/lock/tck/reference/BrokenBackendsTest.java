@@ -388,4 +388,187 @@ class BrokenBackendsTest {
     void racersForAnExpiredKeyAllWinAStoreThatTakesOverInTwoSteps() throws Exception {
         assertCaught(BrokenTcks.FileRacyTakeover.class, "c01_mutualExclusion_killedWorkerHolder", "two valid");
     }
+
+    @Test
+    void storeSideReentryPerClientLetsThreadsOfOneClientShareTheKey() throws Exception {
+        assertCaught(BrokenTcks.ReentersPerClient.class, "c01_mutualExclusion_threadsOfOneClient", "other holder(s)");
+    }
+
+    @Test
+    void storeSideReentryPerThreadLetsClientsOnOneThreadShareTheKey() throws Exception {
+        assertCaught(
+                BrokenTcks.ReentersPerThread.class,
+                "c04_ownership_otherClientCannotRelease",
+                "was granted the key while client A held it");
+        assertCaught(
+                BrokenTcks.ReentersPerThread.class,
+                "c04_ownership_releaseByAnotherThreadFails",
+                "was granted the key while another thread had failed to release");
+        assertCaught(
+                BrokenTcks.ReentersPerThread.class,
+                "c17_detached_contendsWithTheOwningThread",
+                "acquireDetached(200 ms) by the thread holding the key thread-owned");
+    }
+
+    @Test
+    void aLockTableLocalToEachProcessFailsExclusionBetweenWorkerProcesses() throws Exception {
+        // Processes that do not see each other's grants overlap, or take turns out of token order: which the check
+        // meets first depends on timing.
+        assertThat(assertCaught(
+                        BrokenTcks.FileProcessLocalLockTable.class, "c01_mutualExclusion_workerProcesses", null))
+                .containsAnyOf("two holders at once", "fencing token");
+    }
+
+    /**
+     * A near cache per process: passed c01_mutualExclusion_workerProcesses when the workers ran one after another as
+     * their JVMs came up, each taking the key for all its rounds in a row.
+     */
+    @Test
+    void aStateCacheLocalToEachProcessFailsExclusionBetweenWorkerProcesses() throws Exception {
+        assertThat(assertCaught(
+                        BrokenTcks.FileProcessLocalStateCache.class, "c01_mutualExclusion_workerProcesses", null))
+                .containsAnyOf("two holders at once", "fencing token");
+    }
+
+    @Test
+    void aHandOffWithoutLeaseLetsAFrozenWaiterKeepTheKey() throws Exception {
+        assertCaught(
+                BrokenTcks.FileHandoffWithoutLease.class,
+                "c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares",
+                "the frozen waiter kept the key");
+    }
+
+    @Test
+    void aTimedWaitInTheWrongUnitGivesUpBeforeTheRelease() throws Exception {
+        assertCaught(
+                BrokenTcks.WaitTimeoutInWrongUnit.class,
+                "c05_deadlines_timedAcquireSucceedsWhenFreedInTime",
+                "tryAcquire(10 s) when the holder released after 100 ms");
+    }
+
+    @Test
+    void locksOfAKilledSessionRestoredUnderTheNewSessionNeverFree() throws Exception {
+        assertCaught(
+                BrokenTcks.KilledSessionLocksRestored.class,
+                "c09_session_killedSessionFreesPromptly",
+                "after client A's session was killed");
+    }
+
+    @Test
+    void aStoreThatDeclaresSessionBoundButFreesOnlyAtLeaseEndFailsTheKilledWorker() throws Exception {
+        assertCaught(
+                BrokenTcks.FileDeclaresSessionBound.class,
+                "c09_session_killedWorkerProcessFreesPromptly",
+                "after its holder process was killed (SESSION_BOUND)");
+    }
+
+    @Test
+    void anUncancellableStoreWaitDelaysCloseForItsWaiters() throws Exception {
+        assertCaught(BrokenTcks.UncancellableStoreWait.class, "c13_close_failsWaitersPromptly", "after close() began");
+        assertCaught(
+                BrokenTcks.UncancellableStoreWait.class,
+                "c17_detached_closeFailsPendingFutures",
+                "close() and the failure of the pending future took (ms)");
+    }
+
+    @Test
+    void releasesWrittenBehindAndDroppedOnCloseLeaveTheKeysHeld() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleasesWriteBehind.class,
+                "c13_close_releasesLeases",
+                "at once after client A, its holder, was closed");
+    }
+
+    @Test
+    void aKeyColumnWithoutSupplementaryCharactersFailsUnusualKeys() throws Exception {
+        assertCaught(
+                BrokenTcks.KeysWithoutSupplementaryCharacters.class,
+                "c14_keys_unusualKeysWork",
+                "a valid key could not be acquired");
+    }
+
+    @Test
+    void abandonedWaiterRecordsKeptForeverFailBoundedState() throws Exception {
+        assertCaught(
+                BrokenTcks.KeepsAbandonedWaiterRecords.class,
+                "c16_cleanup_boundedStateAfterCycles",
+                "store entries of the released key");
+    }
+
+    @Test
+    void aTimedOutWaiterLeftInTheQueueFailsTheAsyncTimeout() throws Exception {
+        assertCaught(
+                BrokenTcks.LeaksWaiterOnTimeout.class,
+                "c17_detached_asyncTimesOut",
+                "could not get the free key after acquireAsync timed out");
+    }
+
+    @Test
+    void aReleaseThatWorksOnlyOnTheAcquiringThreadFailsTheAsyncLease() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseOnAcquiringThreadOnly.class,
+                "c17_detached_asyncCompletesOnTheExecutor",
+                "after the async lease was released by another thread");
+    }
+
+    @Test
+    void aRenewalThatNeverNoticesLossFailsTheDetachedLoss() throws Exception {
+        assertCaught(
+                BrokenTcks.RenewIgnoresLoss.class,
+                "c17_detached_lossIsReported",
+                "isValid() of a detached lease whose state was deleted");
+    }
+
+    /** The reference passes the tests the new broken backends above fail. */
+    @Test
+    void referencePassesTheTestsOfTheNewBrokenBackends() {
+        List<String> tests = List.of(
+                "c01_mutualExclusion_threadsOfOneClient",
+                "c04_ownership_otherClientCannotRelease",
+                "c04_ownership_releaseByAnotherThreadFails",
+                "c05_deadlines_timedAcquireSucceedsWhenFreedInTime",
+                "c09_session_killedSessionFreesPromptly",
+                "c13_close_failsWaitersPromptly",
+                "c13_close_releasesLeases",
+                "c14_keys_unusualKeysWork",
+                "c16_cleanup_boundedStateAfterCycles",
+                "c17_detached_asyncCompletesOnTheExecutor",
+                "c17_detached_asyncTimesOut",
+                "c17_detached_closeFailsPendingFutures",
+                "c17_detached_contendsWithTheOwningThread",
+                "c17_detached_lossIsReported");
+        Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
+        for (String t : tests) {
+            assertThat(results.get(t))
+                    .as("reference on " + t)
+                    .isNotNull()
+                    .extracting(TestExecutionResult::getStatus)
+                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        }
+    }
+
+    /**
+     * The file reference passes the worker-process tests the new file variants fail (its worker processes contend
+     * from a common start: c01_mutualExclusion_workerProcesses sends them GO together), and a file backend that
+     * declares SESSION_BOUND and frees a dead process's key within that session passes the killed-worker test.
+     */
+    @Test
+    void fileReferencePassesTheWorkerTestsOfTheNewBrokenBackends() {
+        List<String> tests =
+                List.of("c01_mutualExclusion_workerProcesses", "c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares");
+        Map<String, TestExecutionResult> results = run(BrokenTcks.FileReference.class, tests.toArray(String[]::new));
+        for (String t : tests) {
+            assertThat(results.get(t))
+                    .as("file reference on " + t)
+                    .isNotNull()
+                    .extracting(TestExecutionResult::getStatus)
+                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        }
+        String session = "c09_session_killedWorkerProcessFreesPromptly";
+        assertThat(run(BrokenTcks.FileSessionBoundWithinSession.class, session).get(session))
+                .as("a file backend whose leases end within its declared session, on " + session)
+                .isNotNull()
+                .extracting(TestExecutionResult::getStatus)
+                .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
 }

@@ -436,6 +436,125 @@ final class BrokenTcks {
         }
     }
 
+    /** Re-entry counted in the store per client (an owner id per client): threads of one client share the key. */
+    static class ReentersPerClient extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-reenters-per-client";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.REENTERS_PER_CLIENT);
+        }
+    }
+
+    /** Re-entry counted in the store per JVM thread ("uuid:threadId" with one uuid per JVM): two clients used from one
+     * thread, or a thread's own detached acquire, share the key. */
+    static class ReentersPerThread extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-reenters-per-thread";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.REENTERS_PER_THREAD);
+        }
+    }
+
+    /** A timed wait passes whole seconds to a store call that takes milliseconds: a 10 s wait gives up after 10 ms. */
+    static class WaitTimeoutInWrongUnit extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-wait-timeout-in-wrong-unit";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.WAIT_TIMEOUT_IN_WRONG_UNIT);
+        }
+    }
+
+    /** Declares SESSION_BOUND, but re-creates a killed session's locks under its new session: they never free. */
+    static class KilledSessionLocksRestored extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-killed-session-locks-restored";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.KILLED_SESSION_LOCKS_RESTORED);
+        }
+    }
+
+    /** Waits in an uninterruptible blocking store call of up to 5 s without a cancel action: close() and cancellation
+     * wait for that call to end. */
+    static class UncancellableStoreWait extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-uncancellable-store-wait";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.UNCANCELLABLE_STORE_WAIT);
+        }
+    }
+
+    /** Writes releases behind, 100 ms later, and drops what is still queued on close: close() leaves its leases held. */
+    static class ReleasesWriteBehind extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-releases-write-behind";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASES_WRITE_BEHIND);
+        }
+    }
+
+    /** A key column in a 3-byte UTF-8 charset: keys with an emoji (or any supplementary character) fail in the store. */
+    static class KeysWithoutSupplementaryCharacters extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-keys-without-supplementary-characters";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.KEYS_WITHOUT_SUPPLEMENTARY_CHARACTERS);
+        }
+    }
+
+    /** Marks the queue record of a waiter that gave up abandoned instead of deleting it: one record per waiter, forever. */
+    static class KeepsAbandonedWaiterRecords extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-keeps-abandoned-waiter-records";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.KEEPS_ABANDONED_WAITER_RECORDS);
+        }
+    }
+
+    /** A wait that reaches its deadline leaves its queue entry: the ghost keeps every later acquire of the key out. */
+    static class LeaksWaiterOnTimeout extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-waiter-on-timeout";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_WAITER_ON_TIMEOUT);
+        }
+    }
+
     /** Correct, but leased without renewal: the reference for the in-JVM expiry contract. */
     static class ReferenceWithoutRenewal extends MemoryTck {
         @Override
@@ -544,6 +663,75 @@ final class BrokenTcks {
         @Override
         String parameters() {
             return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
+        }
+    }
+
+    /**
+     * The file backend keeping its lock table in a map of its own JVM (the files written through, never read): threads
+     * of one process exclude each other, worker processes do not.
+     */
+    static class FileProcessLocalLockTable extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=process-local-lock-table";
+        }
+    }
+
+    /**
+     * The file backend reading each key's state file once and then trusting a cache of its own JVM that only its own
+     * writes update: caught by c01_mutualExclusion_workerProcesses only since its workers start together and let
+     * each other in between their rounds.
+     */
+    static class FileProcessLocalStateCache extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=process-local-state-cache";
+        }
+    }
+
+    /**
+     * The file backend with a queue that hands a released key to the first waiter, held without a lease until that
+     * waiter claims it: a waiter frozen in its wait keeps the key.
+     */
+    static class FileHandoffWithoutLease extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=handoff-without-lease";
+        }
+    }
+
+    /**
+     * The file backend declaring SESSION_BOUND with the kit's session timeout, while the store frees a dead
+     * process's key only when its lease, ten session timeouts, runs out (renewed every third of the session, as the
+     * core requires): caught up to a time factor of about 6.
+     */
+    static class FileDeclaresSessionBound extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs="
+                    + timings().sessionTimeout().multipliedBy(10).toMillis() + "&sessionMs="
+                    + timings().sessionTimeout().toMillis() + "&defect=declares-session-bound";
+        }
+    }
+
+    /** The correct file backend in a directory of its own, for reference runs inside the meta-test. */
+    static class FileReference extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs=" + timings().leaseTime().toMillis();
+        }
+    }
+
+    /**
+     * Correct: the file backend declaring SESSION_BOUND with the kit's session timeout, whose leases (three quarters
+     * of it) free a dead process's key well within that session.
+     */
+    static class FileSessionBoundWithinSession extends FileVariant {
+        @Override
+        String parameters() {
+            return "leaseMs="
+                    + timings().sessionTimeout().multipliedBy(3).dividedBy(4).toMillis() + "&sessionMs="
+                    + timings().sessionTimeout().toMillis() + "&defect=declares-session-bound";
         }
     }
 

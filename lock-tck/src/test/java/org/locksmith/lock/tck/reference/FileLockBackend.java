@@ -16,6 +16,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -65,23 +66,60 @@ final class FileLockBackend implements LockBackend {
          * Declares BLOCKING_WAKEUP but wakes only the waiters of its own JVM (a monitor notified on release); waiters
          * in other processes poll every 150 ms.
          */
-        LOCAL_WAKEUP_ONLY
+        LOCAL_WAKEUP_ONLY,
+        /**
+         * Keeps its lock table in a map of its own JVM and writes the state files through without ever reading them
+         * back: threads of one process exclude each other, processes do not see each other's grants and releases.
+         */
+        PROCESS_LOCAL_LOCK_TABLE,
+        /**
+         * Reads a key's state file once and then trusts a cache of its own JVM (a "near cache") that only this JVM's
+         * writes update: processes do not see each other's later grants and releases. Subtler than {@code
+         * PROCESS_LOCAL_LOCK_TABLE}: a process that first saw another's grant waits for its expiry, so processes that
+         * happen to run one after another do not overlap.
+         */
+        PROCESS_LOCAL_STATE_CACHE,
+        /**
+         * A server-side queue that hands the key over: the first waiter queues its owner id, and a release writes
+         * the key to it as held without a lease until it claims it. A waiter that falls silent (paused, frozen)
+         * keeps the key for as long as it is silent.
+         */
+        HANDOFF_WITHOUT_LEASE,
+        /**
+         * Declares SESSION_BOUND with a session timeout ({@code sessionMs}), but has no session: a dead process's
+         * key frees only when its lease ({@code leaseMs}, longer) runs out.
+         */
+        DECLARES_SESSION_BOUND
     }
+
+    /**
+     * The lock table of {@code PROCESS_LOCAL_LOCK_TABLE} and the cache of {@code PROCESS_LOCAL_STATE_CACHE}: state file
+     * to its content as this JVM last read or wrote it.
+     */
+    private static final ConcurrentHashMap<Path, Optional<State>> LOCAL_LOCK_TABLE = new ConcurrentHashMap<>();
 
     /** The {@code LOCAL_WAKEUP_ONLY} defect's wake-up: notified on every release in this JVM. */
     private static final Object RELEASED = new Object();
 
     private final Defect defect;
 
+    /** The session timeout declared by {@code DECLARES_SESSION_BOUND}; zero otherwise. */
+    private final Duration declaredSession;
+
     FileLockBackend(Path dir, Duration leaseTime) {
         this(dir, leaseTime, leaseTime, Defect.NONE);
+    }
+
+    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease, Defect defect) {
+        this(dir, leaseTime, declaredLease, defect, Duration.ZERO);
     }
 
     /**
      * A broken variant when {@code declaredLease} differs (the core then trusts leases the store no longer keeps) or
      * {@code defect} is not {@code NONE}.
      */
-    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease, Defect defect) {
+    FileLockBackend(Path dir, Duration leaseTime, Duration declaredLease, Defect defect, Duration declaredSession) {
+        this.declaredSession = defect == Defect.DECLARES_SESSION_BOUND ? declaredSession : Duration.ZERO;
         this.dir = dir;
         this.leaseTime = leaseTime;
         this.declaredLease = declaredLease;
@@ -90,6 +128,9 @@ final class FileLockBackend implements LockBackend {
 
     @Override
     public String name() {
+        if (defect == Defect.DECLARES_SESSION_BOUND && leaseTime.compareTo(declaredSession) <= 0) {
+            return "reference-file-session-bound"; // the store keeps no lock longer than the declared session
+        }
         if (defect != Defect.NONE) {
             return "broken-file-"
                     + defect.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -107,7 +148,17 @@ final class FileLockBackend implements LockBackend {
             claimed.add(LockFeature.BLOCKING_WAKEUP);
             return claimed;
         }
+        if (defect == Defect.DECLARES_SESSION_BOUND) {
+            Set<LockFeature> claimed = EnumSet.copyOf(FEATURES);
+            claimed.add(LockFeature.SESSION_BOUND);
+            return claimed;
+        }
         return FEATURES;
+    }
+
+    @Override
+    public Duration sessionTimeout() {
+        return declaredSession;
     }
 
     @Override
@@ -117,7 +168,11 @@ final class FileLockBackend implements LockBackend {
 
     @Override
     public Duration renewInterval() {
-        return leaseTime.dividedBy(3);
+        // A session-bound store hears from a live client well within its session, whatever its leases.
+        Duration third = leaseTime.dividedBy(3);
+        return declaredSession.isZero() || third.compareTo(declaredSession.dividedBy(3)) <= 0
+                ? third
+                : declaredSession.dividedBy(3);
     }
 
     private record State(String owner, long expiresAtMillis, long token) {}
@@ -169,7 +224,39 @@ final class FileLockBackend implements LockBackend {
         return base.resolveSibling(base.getFileName() + ".fence");
     }
 
-    private static State read(Path base) throws IOException {
+    /** The key's state as this backend sees it: from the file, or from the defects' per-JVM table or cache. */
+    private State read(Path base) throws IOException {
+        if (defect == Defect.PROCESS_LOCAL_STATE_CACHE) {
+            Optional<State> cached = LOCAL_LOCK_TABLE.get(state(base));
+            if (cached == null) {
+                cached = Optional.ofNullable(readFile(base));
+                LOCAL_LOCK_TABLE.put(state(base), cached);
+            }
+            return cached.orElse(null);
+        }
+        if (defect != Defect.PROCESS_LOCAL_LOCK_TABLE) {
+            return readFile(base);
+        }
+        return LOCAL_LOCK_TABLE.getOrDefault(state(base), Optional.empty()).orElse(null);
+    }
+
+    /** Writes the key's state (and the defects' per-JVM table or cache). */
+    private void writeState(Path base, String owner, long expiresAtMillis, long token) throws IOException {
+        write(state(base), owner + " " + expiresAtMillis + " " + token);
+        if (defect == Defect.PROCESS_LOCAL_LOCK_TABLE || defect == Defect.PROCESS_LOCAL_STATE_CACHE) {
+            LOCAL_LOCK_TABLE.put(state(base), Optional.of(new State(owner, expiresAtMillis, token)));
+        }
+    }
+
+    /** Deletes the key's state (and updates the defects' per-JVM table or cache). */
+    private void deleteStateFile(Path base) throws IOException {
+        Files.deleteIfExists(state(base));
+        if (defect == Defect.PROCESS_LOCAL_LOCK_TABLE || defect == Defect.PROCESS_LOCAL_STATE_CACHE) {
+            LOCAL_LOCK_TABLE.put(state(base), Optional.empty());
+        }
+    }
+
+    private static State readFile(Path base) throws IOException {
         try {
             String[] f =
                     Files.readString(state(base), StandardCharsets.UTF_8).trim().split(" ");
@@ -201,7 +288,18 @@ final class FileLockBackend implements LockBackend {
             }
             long left = request.remainingNanos();
             if (request.isTry() || left <= 0 || request.isCancelled()) {
+                if (defect == Defect.HANDOFF_WITHOUT_LEASE && !request.isTry()) {
+                    leaveQueue(request);
+                }
                 return null;
+            }
+            if (defect == Defect.HANDOFF_WITHOUT_LEASE) {
+                guarded(request.key(), base -> {
+                    if (!Files.exists(queue(base))) {
+                        write(queue(base), request.ownerId());
+                    }
+                    return null;
+                });
             }
             if (defect == Defect.LOCAL_WAKEUP_ONLY) {
                 synchronized (RELEASED) {
@@ -232,7 +330,7 @@ final class FileLockBackend implements LockBackend {
             guarded(request.key(), base -> {
                 State s = read(base);
                 if (s != null && s.owner().equals(request.ownerId())) {
-                    Files.deleteIfExists(state(base));
+                    deleteStateFile(base);
                 }
                 return null;
             });
@@ -259,6 +357,15 @@ final class FileLockBackend implements LockBackend {
         return guarded(request.key(), base -> {
             State s = read(base);
             long now = System.currentTimeMillis();
+            if (defect == Defect.HANDOFF_WITHOUT_LEASE
+                    && s != null
+                    && s.owner().equals(request.ownerId())
+                    && s.expiresAtMillis() == Long.MAX_VALUE) {
+                // Handed over by a release: claim it, with a lease from now on.
+                writeState(base, s.owner(), now + leaseTime.toMillis(), s.token());
+                deleteIfQueued(base, request.ownerId());
+                return new Grant(request.key(), request.ownerId(), s.token(), sentAt);
+            }
             if (s != null && s.expiresAtMillis() > now) {
                 return null;
             }
@@ -269,7 +376,7 @@ final class FileLockBackend implements LockBackend {
                 token = s.token();
             }
             write(fence, Long.toString(token));
-            write(state(base), request.ownerId() + " " + (now + leaseTime.toMillis()) + " " + token);
+            writeState(base, request.ownerId(), now + leaseTime.toMillis(), token);
             return new Grant(request.key(), request.ownerId(), token, sentAt);
         });
     }
@@ -300,9 +407,39 @@ final class FileLockBackend implements LockBackend {
         }
     }
 
+    private static Path queue(Path base) {
+        return base.resolveSibling(base.getFileName() + ".next");
+    }
+
+    /** {@code HANDOFF_WITHOUT_LEASE}: deletes the queue entry if it is {@code owner}'s. */
+    private static void deleteIfQueued(Path base, String owner) throws IOException {
+        try {
+            if (Files.readString(queue(base), StandardCharsets.UTF_8).trim().equals(owner)) {
+                Files.deleteIfExists(queue(base));
+            }
+        } catch (NoSuchFileException e) {
+            // not queued
+        }
+    }
+
+    /** {@code HANDOFF_WITHOUT_LEASE}: a waiter that gives up leaves the queue and frees a key handed to it. */
+    private void leaveQueue(AcquireRequest request) {
+        guarded(request.key(), base -> {
+            deleteIfQueued(base, request.ownerId());
+            State s = read(base);
+            if (s != null && s.owner().equals(request.ownerId()) && s.expiresAtMillis() == Long.MAX_VALUE) {
+                deleteStateFile(base);
+            }
+            return null;
+        });
+    }
+
     /** Removes the key's state as an operator would (the DELETE_LOCK_STATE fault). */
     void deleteState(String key) {
-        guarded(key, base -> Files.deleteIfExists(state(base)));
+        guarded(key, base -> {
+            deleteStateFile(base);
+            return null;
+        });
     }
 
     int entries(String key) {
@@ -345,7 +482,7 @@ final class FileLockBackend implements LockBackend {
                 if (s == null || !s.owner().equals(owner) || s.expiresAtMillis() <= now) {
                     return false;
                 }
-                write(state(base), owner + " " + (now + leaseTime.toMillis()) + " " + token);
+                writeState(base, owner, now + leaseTime.toMillis(), token);
                 return true;
             });
         }
@@ -357,8 +494,19 @@ final class FileLockBackend implements LockBackend {
                 if (s == null || !s.owner().equals(owner)) {
                     return false;
                 }
-                Files.deleteIfExists(state(base));
-                return s.expiresAtMillis() > System.currentTimeMillis();
+                boolean held = s.expiresAtMillis() > System.currentTimeMillis();
+                if (defect == Defect.HANDOFF_WITHOUT_LEASE && Files.exists(queue(base))) {
+                    // The bug: handed to the first waiter, held without a lease until it claims it.
+                    String next = Files.readString(queue(base), StandardCharsets.UTF_8)
+                            .trim();
+                    Files.deleteIfExists(queue(base));
+                    long token = Long.parseLong(Files.readString(fence(base)).trim()) + 1;
+                    write(fence(base), Long.toString(token));
+                    writeState(base, next, Long.MAX_VALUE, token);
+                    return held;
+                }
+                deleteStateFile(base);
+                return held;
             });
             if (defect == Defect.LOCAL_WAKEUP_ONLY) {
                 synchronized (RELEASED) {

@@ -30,7 +30,7 @@ public final class FileLockProvider implements LockProvider {
 
     @Override
     public Set<String> parameters() {
-        return Set.of("leaseMs", "declaredLeaseMs", "defect");
+        return Set.of("leaseMs", "declaredLeaseMs", "defect", "sessionMs");
     }
 
     @Override
@@ -51,6 +51,9 @@ public final class FileLockProvider implements LockProvider {
                 .orElse("NONE")
                 .toUpperCase(java.util.Locale.ROOT)
                 .replace('-', '_'));
-        return new FileLockBackend(dir, lease, declared, defect);
+        // Test-only: the session timeout the DECLARES_SESSION_BOUND defect declares.
+        Duration session =
+                url.millisParameter("sessionMs", Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofHours(1));
+        return new FileLockBackend(dir, lease, declared, defect, session);
     }
 }

@@ -97,8 +97,62 @@ final class MemoryLockBackend implements LockBackend {
          * Every store call by a thread whose interrupt status is set fails, as a virtual thread's socket I/O or a
          * connection pool's borrow does: a try or a release by an interrupted thread does not reach the store.
          */
-        CALLS_FAIL_WHEN_INTERRUPTED
+        CALLS_FAIL_WHEN_INTERRUPTED,
+        /**
+         * Re-entry implemented in the store, keyed by an owner id per client (as a hash of owner to hold count with
+         * "host:pid" as the owner would): an acquire by any thread of the holding client is granted as a re-entry.
+         */
+        REENTERS_PER_CLIENT,
+        /**
+         * Re-entry implemented in the store, keyed by a JVM-wide id plus the thread (as "uuid:threadId" with one uuid
+         * per JVM would): an acquire by the holding thread is granted as a re-entry, whichever client or lease it is
+         * for, so two clients used from one thread (of a pool, say) both hold the key.
+         */
+        REENTERS_PER_THREAD,
+        /**
+         * A timed wait converts what is left of it to whole seconds and passes that to a store call that takes
+         * milliseconds (a 10 s wait becomes 10 ms), and gives up when that call times out.
+         */
+        WAIT_TIMEOUT_IN_WRONG_UNIT,
+        /**
+         * On a killed session the backend reconnects and re-creates its locks under the new session (as a client
+         * that restores its ephemeral nodes after a session expiry would): a dead session's locks never free.
+         */
+        KILLED_SESSION_LOCKS_RESTORED,
+        /**
+         * Waits in one blocking store call of up to {@link #UNCANCELLABLE_CALL} that ignores interrupts (a socket read), with no cancel
+         * action registered: a cancellation (close, interrupt, deadline) is noticed only when that call returns.
+         */
+        UNCANCELLABLE_STORE_WAIT,
+        /**
+         * Releases are written behind: release() queues the delete and reports success, a flusher sends the queue
+         * 100 ms later, and close() stops the flusher without sending what is queued.
+         */
+        RELEASES_WRITE_BEHIND,
+        /**
+         * The store's key column holds only characters of the Basic Multilingual Plane (as MySQL's 3-byte {@code
+         * utf8} does): a key with an emoji or another supplementary character fails with a store error.
+         */
+        KEYS_WITHOUT_SUPPLEMENTARY_CHARACTERS,
+        /**
+         * A waiter that gives up (deadline, interrupt, cancel) marks its queue record abandoned instead of deleting
+         * it; the queue skips abandoned records, so locking works, but the store keeps one record per waiter
+         * forever.
+         */
+        KEEPS_ABANDONED_WAITER_RECORDS,
+        /**
+         * A wait that reaches its deadline returns without removing its queue entry (as a sequential queue node not
+         * deleted on timeout): the ghost at the head of the queue keeps every later acquire of the key out.
+         */
+        LEAKS_WAITER_ON_TIMEOUT
     }
+
+    /**
+     * How long one {@link Defect#UNCANCELLABLE_STORE_WAIT} call blocks: two seconds more than the kit allows a close
+     * (its two-second operation timeout, stretched by the time factor), so the defect shows at any factor.
+     */
+    private static final Duration UNCANCELLABLE_CALL =
+            org.locksmith.lock.tck.TckTimings.allow(Duration.ofSeconds(2)).plusSeconds(2);
 
     /** Waits counted by {@link Defect#LOSES_WAKEUPS}. */
     private static final java.util.concurrent.atomic.AtomicLong WAITS = new java.util.concurrent.atomic.AtomicLong();
@@ -230,8 +284,14 @@ final class MemoryLockBackend implements LockBackend {
         if (has(Defect.KEYS_TRUNCATED_AT_255) && key.length() > 255) {
             key = key.substring(0, 255);
         }
+        if (has(Defect.KEYS_WITHOUT_SUPPLEMENTARY_CHARACTERS)
+                && key.codePoints().anyMatch(Character::isSupplementaryCodePoint)) {
+            throw new LockBackendException(
+                    "memory store rejected the key",
+                    new java.io.IOException("Incorrect string value for column 'lock_key' (3-byte utf8)"));
+        }
         // Unblocks our condition wait when the core cancels (deadline, interrupt, close).
-        if (!request.isTry()) {
+        if (!request.isTry() && !has(Defect.UNCANCELLABLE_STORE_WAIT)) {
             request.onCancel(() -> {
                 store.lock.lock();
                 try {
@@ -245,6 +305,10 @@ final class MemoryLockBackend implements LockBackend {
         long deadline = request.isTry() || remaining == Long.MAX_VALUE
                 ? request.deadlineNanos()
                 : System.nanoTime() + (has(Defect.TIMED_ACQUIRE_RETURNS_EARLY) ? remaining / 2 : remaining);
+        if (has(Defect.WAIT_TIMEOUT_IN_WRONG_UNIT) && !request.isTry() && remaining != Long.MAX_VALUE) {
+            // The bug: seconds handed to a call that counts milliseconds.
+            deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toSeconds(remaining));
+        }
         // Lock.lock() (not interruptible): an interrupt is noted, the wait goes on in place, the status is restored.
         boolean absorbedInterrupt = false;
         store.lock.lock();
@@ -260,6 +324,15 @@ final class MemoryLockBackend implements LockBackend {
                 long now = System.nanoTime();
                 expireIfDue(key, ks, now);
                 boolean restarting = now - store.grantsFromNanos < 0 && !has(Defect.GRANTS_RIGHT_AFTER_RESTART);
+                Object owner = storeOwner();
+                if (owner != null && ks.holder != null && ks.holder.storeOwner == owner) {
+                    // The bug: the store sees the same owner and counts a re-entry.
+                    if (me != null) {
+                        ks.waiters.remove(me);
+                    }
+                    ks.holder.storeHolds[0]++;
+                    return new Grant(key, request, now, ks.holder.token, ks.holder.storeHolds);
+                }
                 if (ks.holder == null && !restarting && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)) {
                     if (me != null) {
                         ks.waiters.remove(me);
@@ -279,7 +352,9 @@ final class MemoryLockBackend implements LockBackend {
                             store.changed.awaitNanos(until - System.nanoTime());
                         }
                     }
-                    leave(key, ks, me);
+                    if (!(left <= 0 && has(Defect.LEAKS_WAITER_ON_TIMEOUT))) {
+                        leave(key, ks, me);
+                    }
                     return null;
                 }
                 if (me == null) {
@@ -317,6 +392,8 @@ final class MemoryLockBackend implements LockBackend {
                         if (Thread.interrupted()) {
                             throw new InterruptedException();
                         }
+                    } else if (has(Defect.UNCANCELLABLE_STORE_WAIT)) {
+                        uncancellableStoreCall(Math.min(left, UNCANCELLABLE_CALL.toNanos()));
                     } else {
                         store.changed.awaitNanos(wait);
                     }
@@ -349,6 +426,41 @@ final class MemoryLockBackend implements LockBackend {
         }
     }
 
+    /**
+     * The {@link Defect#UNCANCELLABLE_STORE_WAIT} wait: a blocking call of up to {@code nanos} that only a change in
+     * the store ends; an interrupt is noted and set again once the call returns.
+     */
+    private void uncancellableStoreCall(long nanos) {
+        long end = System.nanoTime() + nanos;
+        boolean interrupted = false;
+        while (true) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                store.changed.awaitNanos(left);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whom the store-side re-entry defects take for the owner; null for the correct backend (owner per grant). */
+    private Object storeOwner() {
+        if (has(Defect.REENTERS_PER_CLIENT)) {
+            return this;
+        }
+        if (has(Defect.REENTERS_PER_THREAD)) {
+            return Thread.currentThread();
+        }
+        return null;
+    }
+
     /** The poll interval of the polling defects (waiters not woken by releases); 0 for the correct wake-up. */
     private long pollNanos(AcquireRequest request) {
         if (has(Defect.POLL_WAKEUP_WITHOUT_DEADLINE) && request.remainingNanos() == Long.MAX_VALUE) {
@@ -369,6 +481,9 @@ final class MemoryLockBackend implements LockBackend {
 
     private void leave(String key, MemoryStore.KeyState ks, Object me) {
         if (me != null) {
+            if (has(Defect.KEEPS_ABANDONED_WAITER_RECORDS) && ks.waiters.contains(me)) {
+                ks.abandoned++; // the bug: marked abandoned, never deleted
+            }
             ks.waiters.remove(me);
             store.changed.signalAll(); // the next in line may be free to go now
         }
@@ -394,6 +509,9 @@ final class MemoryLockBackend implements LockBackend {
         try {
             long dead = session;
             session = SESSIONS.incrementAndGet();
+            if (has(Defect.KILLED_SESSION_LOCKS_RESTORED)) {
+                return; // the bug: the new session takes the dead one's locks over, so none is freed
+            }
             for (Iterator<Map.Entry<String, MemoryStore.KeyState>> it =
                             store.keys.entrySet().iterator();
                     it.hasNext(); ) {
@@ -434,7 +552,9 @@ final class MemoryLockBackend implements LockBackend {
                 if (ks != null) {
                     expireIfDue(g.key, ks, now);
                 }
-                if ((ks == null || ks.holder != g) && !has(Defect.RENEW_IGNORES_LOSS)) {
+                boolean heldByOwner =
+                        ks != null && ks.holder != null && g.storeOwner != null && ks.holder.storeOwner == g.storeOwner;
+                if ((ks == null || (ks.holder != g && !heldByOwner)) && !has(Defect.RENEW_IGNORES_LOSS)) {
                     report.lost(g, "no longer held in the memory store");
                 } else {
                     g.expiresAtNanos = storeLeaseTime().isZero()
@@ -450,10 +570,43 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
+        java.util.concurrent.ScheduledExecutorService f = flusher;
+        if (f != null) {
+            f.shutdownNow(); // the bug: what is queued is dropped, not sent
+        }
         // The store belongs to the test; only this client's "connection" to it ends.
         if (!has(Defect.LEAKS_CONNECTION)) {
             store.connections.decrementAndGet();
         }
+    }
+
+    /** The {@link Defect#RELEASES_WRITE_BEHIND} flusher and its queue. */
+    private volatile java.util.concurrent.ScheduledExecutorService flusher;
+
+    private final java.util.concurrent.ConcurrentLinkedQueue<Grant> pendingReleases =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private synchronized void writeBehind(Grant g) {
+        if (flusher == null) {
+            flusher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, name + "-release-flusher");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        pendingReleases.add(g);
+        flusher.schedule(
+                () -> {
+                    for (Grant p; (p = pendingReleases.poll()) != null; ) {
+                        try {
+                            p.releaseNow();
+                        } catch (RuntimeException e) {
+                            // a write-behind failure is nobody's to report
+                        }
+                    }
+                },
+                100,
+                TimeUnit.MILLISECONDS);
     }
 
     /** One grant in the store. */
@@ -464,9 +617,19 @@ final class MemoryLockBackend implements LockBackend {
         final long token;
         final long session = MemoryLockBackend.this.session;
         final Thread acquiredBy = Thread.currentThread();
+        /** The owner the store-side re-entry defects count holds for; null in the correct backend. */
+        final Object storeOwner = storeOwner();
+        /** Holds the store counts for {@link #storeOwner}, shared by the grants it re-entered. */
+        final int[] storeHolds;
+
         volatile long expiresAtNanos;
 
         Grant(String key, AcquireRequest request, long now, long token) {
+            this(key, request, now, token, new int[] {1});
+        }
+
+        Grant(String key, AcquireRequest request, long now, long token, int[] storeHolds) {
+            this.storeHolds = storeHolds;
             this.key = key;
             this.request = request;
             this.confirmedAt = now;
@@ -496,6 +659,14 @@ final class MemoryLockBackend implements LockBackend {
 
         @Override
         public boolean release() {
+            if (has(Defect.RELEASES_WRITE_BEHIND)) {
+                writeBehind(this);
+                return true;
+            }
+            return releaseNow();
+        }
+
+        boolean releaseNow() {
             store.lock.lock();
             try {
                 while (store.down && has(Defect.RELEASE_WAITS_OUT_OUTAGE)) {
@@ -508,6 +679,15 @@ final class MemoryLockBackend implements LockBackend {
                 MemoryStore.KeyState ks = store.keys.get(key);
                 if (ks == null || ks.holder == null) {
                     return false;
+                }
+                if (storeOwner != null && ks.holder.storeOwner == storeOwner) {
+                    if (--storeHolds[0] > 0) {
+                        return true;
+                    }
+                    ks.holder = null;
+                    store.changed.signalAll();
+                    store.dropIfUnused(key, ks);
+                    return true;
                 }
                 boolean sameClient = ks.holder.client() == MemoryLockBackend.this;
                 if (ks.holder != this

@@ -35,12 +35,14 @@ final class MemoryStore {
     static final class KeyState {
         MemoryLockBackend.Grant holder;
         final ArrayDeque<Object> waiters = new ArrayDeque<>();
+        /** Waiter records marked abandoned and kept (a defect's); always 0 in the correct store. */
+        int abandoned;
     }
 
-    /** Records for key: the holder and every queued waiter. Caller holds {@link #lock}. */
+    /** Records for key: the holder, every queued waiter and any abandoned waiter record. Caller holds {@link #lock}. */
     int entries(String key) {
         KeyState ks = keys.get(key);
-        return ks == null ? 0 : (ks.holder == null ? 0 : 1) + ks.waiters.size();
+        return ks == null ? 0 : (ks.holder == null ? 0 : 1) + ks.waiters.size() + ks.abandoned;
     }
 
     int entriesLocked(String key) {
@@ -53,7 +55,7 @@ final class MemoryStore {
     }
 
     void dropIfUnused(String key, KeyState ks) {
-        if (ks.holder == null && ks.waiters.isEmpty()) {
+        if (ks.holder == null && ks.waiters.isEmpty() && ks.abandoned == 0) {
             keys.remove(key, ks);
         }
     }
