@@ -49,6 +49,18 @@ class BrokenBackendsTest {
         return results;
     }
 
+    /** Runs {@code tests} on the correct backend {@code reference} and asserts that each passed. */
+    private void assertAllPass(Class<?> reference, List<String> tests) {
+        Map<String, TestExecutionResult> results = run(reference, tests.toArray(String[]::new));
+        for (String t : tests) {
+            assertThat(results.get(t))
+                    .as(reference.getSimpleName() + " on " + t)
+                    .isNotNull()
+                    .extracting(TestExecutionResult::getStatus)
+                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        }
+    }
+
     /** Runs {@code contractTest} on {@code broken}, asserts it failed, and returns the failure's message. */
     private String assertCaught(Class<?> broken, String contractTest, String expectedInMessage) throws Exception {
         Map<String, TestExecutionResult> results = run(broken, contractTest);
@@ -100,14 +112,7 @@ class BrokenBackendsTest {
                 "c13_close_leaksNoThreads",
                 "c13_close_leaksNoConnections",
                 "c14_keys_distinctKeysNeverCollide");
-        Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
-        for (String t : tests) {
-            assertThat(results.get(t))
-                    .as("reference on " + t)
-                    .isNotNull()
-                    .extracting(TestExecutionResult::getStatus)
-                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
-        }
+        assertAllPass(MemoryReferenceTckTest.class, tests);
         Map<String, TestExecutionResult> unrenewed =
                 run(BrokenTcks.ReferenceWithoutRenewal.class, "c07_leaseExpiry_abandonedLeaseExpires");
         assertThat(unrenewed.get("c07_leaseExpiry_abandonedLeaseExpires").getStatus())
@@ -537,14 +542,7 @@ class BrokenBackendsTest {
                 "c17_detached_closeFailsPendingFutures",
                 "c17_detached_contendsWithTheOwningThread",
                 "c17_detached_lossIsReported");
-        Map<String, TestExecutionResult> results = run(MemoryReferenceTckTest.class, tests.toArray(String[]::new));
-        for (String t : tests) {
-            assertThat(results.get(t))
-                    .as("reference on " + t)
-                    .isNotNull()
-                    .extracting(TestExecutionResult::getStatus)
-                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
-        }
+        assertAllPass(MemoryReferenceTckTest.class, tests);
     }
 
     /**
@@ -556,14 +554,7 @@ class BrokenBackendsTest {
     void fileReferencePassesTheWorkerTestsOfTheNewBrokenBackends() {
         List<String> tests =
                 List.of("c01_mutualExclusion_workerProcesses", "c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares");
-        Map<String, TestExecutionResult> results = run(BrokenTcks.FileReference.class, tests.toArray(String[]::new));
-        for (String t : tests) {
-            assertThat(results.get(t))
-                    .as("file reference on " + t)
-                    .isNotNull()
-                    .extracting(TestExecutionResult::getStatus)
-                    .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
-        }
+        assertAllPass(BrokenTcks.FileReference.class, tests);
         String session = "c09_session_killedWorkerProcessFreesPromptly";
         assertThat(run(BrokenTcks.FileSessionBoundWithinSession.class, session).get(session))
                 .as("a file backend whose leases end within its declared session, on " + session)
