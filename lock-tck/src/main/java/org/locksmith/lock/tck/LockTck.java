@@ -174,6 +174,12 @@ public abstract class LockTck {
 
     private volatile Map<String, String> notes = Map.of();
 
+    /** How a failure of the running test names its contract and backend; null outside a test. */
+    String failurePrefix() {
+        TckEnv e = env;
+        return e == null ? null : e.at();
+    }
+
     String reportedBackend() {
         return lastBackend;
     }

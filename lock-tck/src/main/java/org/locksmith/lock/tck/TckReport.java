@@ -14,15 +14,18 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.TestWatcher;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.TckResults;
 
 /**
  * Records every TCK test's outcome and, after the class, writes the backend's JSON result and regenerates the
- * markdown semantics table of every backend in the report directory. Registered by {@link LockTck}.
+ * markdown semantics table of every backend in the report directory; a failure whose message does not name its
+ * contract and backend gets them in front. Registered by {@link LockTck}.
  */
-final class TckReport implements BeforeEachCallback, AfterEachCallback, TestWatcher, AfterAllCallback {
+final class TckReport
+        implements BeforeEachCallback, AfterEachCallback, TestWatcher, AfterAllCallback, TestExecutionExceptionHandler {
 
     /** Configuration parameter / system property naming the report directory. */
     static final String REPORT_DIR_PROPERTY = "locksmith.tck.reportDir";
@@ -86,6 +89,22 @@ final class TckReport implements BeforeEachCallback, AfterEachCallback, TestWatc
             }
             context.getStore(NS).put("notes", tck.reportedNotes());
         }
+    }
+
+    /**
+     * An assertion that failed without the kit's "[contract | backend=...]" prefix (an AssertJ check that failed
+     * before its description applied, an assertion in a hook) is thrown again with it, the original as its cause:
+     * every failure names its rule and the backend.
+     */
+    @Override
+    public void handleTestExecutionException(ExtensionContext context, Throwable thrown) throws Throwable {
+        if (thrown instanceof AssertionError
+                && context.getTestInstance().orElse(null) instanceof LockTck tck
+                && tck.failurePrefix() != null
+                && (thrown.getMessage() == null || !thrown.getMessage().contains(" | backend="))) {
+            throw new AssertionError(tck.failurePrefix() + thrown.getMessage(), thrown);
+        }
+        throw thrown;
     }
 
     @Override

@@ -226,6 +226,11 @@ public final class TckEnv implements AutoCloseable {
         return "[" + contract + " | backend=" + backend + " | key='" + printable(key) + "' | client=" + label + "] ";
     }
 
+    /** The contract and the backend, as every failure message of the kit starts. */
+    public String at() {
+        return "[" + contract + " | backend=" + backend + "] ";
+    }
+
     public String at(String key) {
         return "[" + contract + " | backend=" + backend + " | key='" + printable(key) + "'] ";
     }

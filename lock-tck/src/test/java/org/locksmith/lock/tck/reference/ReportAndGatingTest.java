@@ -246,4 +246,42 @@ class ReportAndGatingTest {
                         new TckResults.TestResult("c02_b", "skipped", null, 0, Map.of())));
         assertThat(TckResults.fromJson(TckResults.toJson(run))).isEqualTo(run);
     }
+
+    /** A kit class with one more test, whose failure carries none of the kit's prefix. */
+    static class BareFailure extends MemoryTck {
+        @Override
+        String name() {
+            return "reference-memory-bare-failure";
+        }
+
+        @Test
+        public void c03_reentrancy_bareFailure() {
+            org.junit.jupiter.api.Assertions.fail("a check without the kit's prefix");
+        }
+    }
+
+    @Test
+    void aFailureWithoutTheKitsPrefixGetsItsContractAndBackend() {
+        Map<String, Throwable> failures = new ConcurrentHashMap<>();
+        var request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(BareFailure.class))
+                .filters(org.junit.platform.launcher.MethodFilter.includeMethodNamePatterns(".*bareFailure.*"))
+                .configurationParameter("locksmith.tck.reportDir", reportDir.toString())
+                .build();
+        LauncherFactory.create().execute(request, new TestExecutionListener() {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                if (id.isTest()) {
+                    result.getThrowable().ifPresent(t -> failures.put(id.getDisplayName(), t));
+                }
+            }
+        });
+        assertThat(failures).hasSize(1);
+        Throwable failure = failures.values().iterator().next();
+        assertThat(failure.getMessage())
+                .startsWith("[c03 ")
+                .contains(" | backend=")
+                .endsWith("a check without the kit's prefix");
+        assertThat(failure.getCause()).hasMessage("a check without the kit's prefix");
+    }
 }
