@@ -120,8 +120,9 @@ final class MemoryLockBackend implements LockBackend {
          */
         KILLED_SESSION_LOCKS_RESTORED,
         /**
-         * Waits in one blocking store call of up to {@link #UNCANCELLABLE_CALL} that ignores interrupts (a socket read), with no cancel
-         * action registered: a cancellation (close, interrupt, deadline) is noticed only when that call returns.
+         * Waits in one blocking store call of up to {@link #UNCANCELLABLE_CALL} that ignores interrupts (a socket
+         * read), with no cancel action registered: a cancellation (close, interrupt, deadline) is noticed only when
+         * that call returns.
          */
         UNCANCELLABLE_STORE_WAIT,
         /**
