@@ -8,6 +8,7 @@ import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.redis.internal.LockScripts;
+import org.locksmith.lock.redis.internal.RedisSettings;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -20,7 +21,9 @@ import redis.clients.jedis.Jedis;
  * difference.
  */
 final class ClientShare {
-    private static final String LEASE_MS = "30000"; // the Redis backend's default lease, and so its hold-off
+    /** The Redis backend's default lease, and so its default restart hold-off. */
+    private static final String LEASE_MS = Long.toString(RedisSettings.DEFAULT_LEASE.toMillis());
+    /** The backend's wake-up list TTL for that lease: the lease, at most 10 s. */
     private static final String WAKE_TTL_MS = "10000";
 
     private ClientShare() {}

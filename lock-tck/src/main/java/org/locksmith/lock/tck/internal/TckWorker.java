@@ -263,7 +263,7 @@ public final class TckWorker {
      * System#nanoTime()} is comparable between processes of one Linux host (CLOCK_MONOTONIC), as in {@code loop}.
      */
     private static void waitOnRequest(LockClient client, String key) throws IOException, InterruptedException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in = stdin();
         String line;
         while ((line = in.readLine()) != null) {
             if (!line.startsWith("GO ")) {
@@ -281,11 +281,16 @@ public final class TckWorker {
         }
     }
 
+    /** The harness's requests, a line each (read once per worker: a second reader would lose buffered lines). */
+    private static BufferedReader stdin() {
+        return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    }
+
     private static void loop(LockClient client, String key, boolean fencing, int count, Path out, Path counter)
             throws InterruptedException, IOException {
         // Starts with the others: the harness sends "GO" once every worker is READY, so that the workers contend
         // instead of running one after another as their JVMs happen to start.
-        String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        String go = stdin().readLine();
         if (!"GO".equals(go)) {
             throw new IllegalArgumentException("expected GO on stdin, got " + go);
         }

@@ -6,6 +6,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.locksmith.lock.LockBackendException;
@@ -14,6 +17,7 @@ import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.RenewalReport;
+import org.locksmith.lock.tck.TckTimings;
 
 /**
  * The in-memory reference backend: a correct implementation of the SPI over a {@link MemoryStore} shared by its
@@ -153,7 +157,7 @@ final class MemoryLockBackend implements LockBackend {
      * (its two-second operation timeout, stretched by the time factor), so the defect shows at any factor.
      */
     private static final Duration UNCANCELLABLE_CALL =
-            org.locksmith.lock.tck.TckTimings.allow(Duration.ofSeconds(2)).plusSeconds(2);
+            TckTimings.allow(Duration.ofSeconds(2)).plusSeconds(2);
 
     /** Waits counted by {@link Defect#LOSES_WAKEUPS}. */
     private static final java.util.concurrent.atomic.AtomicLong WAITS = new java.util.concurrent.atomic.AtomicLong();
@@ -571,7 +575,7 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        java.util.concurrent.ScheduledExecutorService f = flusher;
+        ScheduledExecutorService f = flusher;
         if (f != null) {
             f.shutdownNow(); // the bug: what is queued is dropped, not sent
         }
@@ -582,14 +586,13 @@ final class MemoryLockBackend implements LockBackend {
     }
 
     /** The {@link Defect#RELEASES_WRITE_BEHIND} flusher and its queue. */
-    private volatile java.util.concurrent.ScheduledExecutorService flusher;
+    private volatile ScheduledExecutorService flusher;
 
-    private final java.util.concurrent.ConcurrentLinkedQueue<Grant> pendingReleases =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Grant> pendingReleases = new ConcurrentLinkedQueue<>();
 
     private synchronized void writeBehind(Grant g) {
         if (flusher == null) {
-            flusher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            flusher = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, name + "-release-flusher");
                 t.setDaemon(true);
                 return t;
