@@ -305,14 +305,34 @@ public final class PrivatePostgres implements AutoCloseable {
         List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
         all.add(p.toHandle());
         all.forEach(ProcessHandle::destroyForcibly);
+        // The backends are not this JVM's children: onExit() would poll them every 300 ms and more, and a killed one
+        // stays a zombie until its new parent reaps it. Dead or a zombie, it holds no shared memory or socket.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (ProcessHandle h : all) {
-            try {
-                h.onExit().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException("a process of the private PostgreSQL did not die: " + h.pid(), e);
+            while (h.isAlive() && !zombie(h.pid())) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("a process of the private PostgreSQL did not die: " + h.pid());
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while the private PostgreSQL died", e);
+                }
             }
         }
         server = null;
+    }
+
+    /** Whether process {@code pid} has ended and waits to be reaped (state Z in {@code /proc/PID/stat}). */
+    private static boolean zombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"), StandardCharsets.UTF_8);
+            int end = stat.lastIndexOf(')'); // the name in parentheses may hold spaces
+            return end > 0 && stat.length() > end + 2 && stat.charAt(end + 2) == 'Z';
+        } catch (IOException | RuntimeException e) {
+            return false; // gone, or no /proc: isAlive() decides
+        }
     }
 
     /** Starts the server again after {@link #crash()}, with the data it had, and returns once it serves. */
