@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.tck.LockFaults;
+import org.locksmith.lock.tck.TckTimings;
 import org.locksmith.lock.testservers.EmbeddedMariaDb;
 
 /**
@@ -20,7 +21,9 @@ import org.locksmith.lock.testservers.EmbeddedMariaDb;
  * same driver on the environment's server, is tagged {@code thorough}).
  */
 class EmbeddedMariaDbRowTckTest extends MySqlTckSupport {
-    private static final EmbeddedMariaDb SERVER = EmbeddedMariaDb.start();
+    /** Up for the clients' restart hold-off, the TCK's session timeout (see {@link #serverUpForTheRestartHoldOff}). */
+    private static final EmbeddedMariaDb SERVER =
+            EmbeddedMariaDb.start(TckTimings.defaults().sessionTimeout().toSeconds());
     // Connector/J 4 requires TLS by default; the embedded server runs with --skip-ssl. Its tables go with it.
     private static final Target TARGET = new Target(
             SERVER.url(),

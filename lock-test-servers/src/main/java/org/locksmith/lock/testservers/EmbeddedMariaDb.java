@@ -38,6 +38,18 @@ public final class EmbeddedMariaDb implements AutoCloseable {
      * @throws IllegalStateException saying what to set instead, if it cannot start
      */
     public static EmbeddedMariaDb start() {
+        return start(HOLD_OFF_SECONDS);
+    }
+
+    /**
+     * Starts a server and returns once it has been up for {@code upSeconds}: the restart hold-off of the clients
+     * that will use it, where they are configured with a shorter one than the default.
+     *
+     * @param upSeconds the uptime to wait for (see {@link #awaitUptime})
+     * @return the running server
+     * @throws IllegalStateException saying what to set instead, if it cannot start
+     */
+    public static EmbeddedMariaDb start(long upSeconds) {
         try {
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0); // a free port
@@ -49,7 +61,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
             db.start();
             EmbeddedMariaDb started =
                     new EmbeddedMariaDb(db, db.getConfiguration().getPort());
-            started.awaitUptime(HOLD_OFF_SECONDS);
+            started.awaitUptime(upSeconds);
             return started;
         } catch (Exception e) {
             throw new IllegalStateException(
