@@ -122,15 +122,15 @@ public final class FaultLoadContract {
         }
         awaitGrants(workers, 5, TckEnv.allow(Duration.ofSeconds(20)));
 
-        List<Fault> plan = new ArrayList<>(List.of(Fault.PAUSE_HOLDER, Fault.KILL_HOLDER, Fault.PAUSE_WAITER));
-        if (Boolean.getBoolean(THOROUGH_PROPERTY)) {
-            for (int i = 0; i < 3; i++) {
-                plan.addAll(List.of(Fault.PAUSE_HOLDER, Fault.KILL_HOLDER, Fault.PAUSE_WAITER));
-            }
+        // A kill last: the run then ends without waiting to see what a continued process believes.
+        List<Fault> plan = new ArrayList<>();
+        for (int i = 0; i < (Boolean.getBoolean(THOROUGH_PROPERTY) ? 4 : 1); i++) {
+            plan.addAll(List.of(Fault.PAUSE_WAITER, Fault.PAUSE_HOLDER, Fault.KILL_HOLDER));
         }
         Duration pause = bound.plusMillis(300);
         List<Injected> injected = new ArrayList<>();
-        for (Fault fault : plan) {
+        for (int f = 0; f < plan.size(); f++) {
+            Fault fault = plan.get(f);
             Worker target;
             long at;
             if (fault == Fault.PAUSE_WAITER) {
@@ -145,18 +145,26 @@ public final class FaultLoadContract {
             if (fault == Fault.KILL_HOLDER) {
                 target.process.kill(); // stopped, and then killed: it holds at the moment of its death
                 target.dead = true;
-                workers.add(start(dir, url, key, seed, workers.size()));
-                sleepPumping(workers, pause.toMillis());
+                if (f < plan.size() - 1) {
+                    workers.add(start(dir, url, key, seed, workers.size())); // as many contenders for what follows
+                }
+                sleepUntilGrantedElsewhere(workers, target, at, pause.toMillis());
+            } else if (fault == Fault.PAUSE_HOLDER) {
+                try {
+                    // Continued once another worker holds the key: its first looks then fall in that grant.
+                    sleepUntilGrantedElsewhere(workers, target, at, pause.toMillis());
+                } finally {
+                    target.process.signal("CONT");
+                }
             } else {
                 try {
-                    sleepPumping(workers, pause.toMillis());
+                    sleepPumping(workers, pause.toMillis()); // past its session or lease: no event marks that
                 } finally {
                     target.process.signal("CONT");
                 }
             }
             sleepPumping(workers, 300);
         }
-        sleepPumping(workers, 1000);
         for (Worker w : workers) {
             w.process.kill();
             w.pump();
@@ -201,6 +209,38 @@ public final class FaultLoadContract {
             Thread.sleep(Math.min(20, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
         }
         pumpAll(workers);
+    }
+
+    /**
+     * Sleeps until a worker other than {@code target} reports a grant after {@code sinceMicros}, and 300 ms more so
+     * that it holds; at most {@code maxMillis} in all (the recovery check then reports a missing grant).
+     */
+    private static void sleepUntilGrantedElsewhere(
+            List<Worker> workers, Worker target, long sinceMicros, long maxMillis) throws InterruptedException {
+        long until = System.nanoTime() + maxMillis * 1_000_000;
+        while (System.nanoTime() - until < 0 && !grantedElsewhere(workers, target, sinceMicros)) {
+            sleepPumping(workers, 5);
+        }
+        sleepPumping(workers, Math.min(300, Math.max(0, (until - System.nanoTime()) / 1_000_000)));
+    }
+
+    private static boolean grantedElsewhere(List<Worker> workers, Worker target, long sinceMicros) {
+        for (Worker w : workers) {
+            if (w == target) {
+                continue;
+            }
+            for (int i = w.lines.size() - 1; i >= 0; i--) { // newest first, back to the first line before since
+                String[] f = w.lines.get(i).split(" ");
+                long micros = f[0].equals("G") ? Long.parseLong(f[3]) : f[0].equals("V") ? Long.parseLong(f[2]) : -1;
+                if (micros >= 0 && micros <= sinceMicros) {
+                    break;
+                }
+                if (f[0].equals("G")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private void awaitGrants(List<Worker> workers, int count, Duration timeout) throws InterruptedException {

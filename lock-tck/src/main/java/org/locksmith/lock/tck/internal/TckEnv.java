@@ -92,6 +92,17 @@ public final class TckEnv implements AutoCloseable {
                 task -> TckThreads.newThread("tck-" + testName + "-" + THREADS.incrementAndGet(), task));
     }
 
+    /**
+     * The backend and features an earlier test of the same TCK class saw: {@link #features()} then needs no probe
+     * client of its own.
+     */
+    public void knownFrom(String backend, Set<LockFeature> features) {
+        if (features != null && this.features == null) {
+            this.backend = backend;
+            this.features = features;
+        }
+    }
+
     /** The backend name reported by the first client ({@link LockClient#backend()}), or "?" before. */
     public String backend() {
         return backend;
@@ -288,12 +299,26 @@ public final class TckEnv implements AutoCloseable {
         synchronized (clients) {
             cs = new ArrayList<>(clients);
         }
+        // All at once: a client's close may wait on its store (a ZooKeeper client's takes 100 ms), and the clients
+        // of one test are independent of each other.
+        List<Thread> closing = new ArrayList<>();
         for (LockClient c : cs) {
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                System.err.println("[locksmith-tck] closing client " + labels.get(c) + " failed: " + e);
+            Thread t = TckThreads.newThread("tck-close-" + labels.get(c), () -> {
+                try {
+                    c.close();
+                } catch (RuntimeException e) {
+                    System.err.println("[locksmith-tck] closing client " + labels.get(c) + " failed: " + e);
+                }
+            });
+            t.start();
+            closing.add(t);
+        }
+        try {
+            for (Thread t : closing) {
+                t.join();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         try {
             threads.awaitTermination(5, TimeUnit.SECONDS);
