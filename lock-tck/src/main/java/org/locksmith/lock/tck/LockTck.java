@@ -9,10 +9,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.CloseContract;
@@ -47,13 +49,18 @@ import org.locksmith.lock.tck.internal.TckEnv;
  * {@code locksmith.tck.reportDir} (default {@code target/locksmith-tck}). Time allowances stretch with
  * {@link TckTimings#FACTOR_PROPERTY} / {@link TckTimings#FACTOR_ENVIRONMENT_VARIABLE}.
  *
- * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout. With the
- * system property {@value TckThreads#PROPERTY}{@code =virtual} (Java 21+) every test uses the client from virtual
- * threads.
+ * <p>Tests run one at a time (the TCK measures latencies); each one is bounded by a two minute timeout. With JUnit's
+ * parallel execution enabled ({@code junit.jupiter.execution.parallel.enabled=true}, for example in {@code
+ * src/test/resources/junit-platform.properties}), the tests marked {@code @Execution(CONCURRENT)} run at the same
+ * time as each other, and every other test still runs alone (see {@link TckSchedule}); a run then takes about a
+ * quarter less. Keep the default per-method test instance lifecycle. With the system property {@value TckThreads#PROPERTY}{@code =virtual} (Java 21+) every test
+ * uses the client from virtual threads.
  */
 @ExtendWith({TckReport.class, TckThreads.class})
 @Timeout(120)
-@Execution(ExecutionMode.SAME_THREAD) // latencies are measured: never run two contracts of one backend at once
+@Execution(ExecutionMode.SAME_THREAD) // latencies are measured: see TckSchedule for the tests that may overlap
+@ResourceLock(providers = TckSchedule.class)
+@TestMethodOrder(TckSchedule.Order.class)
 public abstract class LockTck {
 
     private TckEnv env;
@@ -117,6 +124,11 @@ public abstract class LockTck {
 
     @BeforeEach
     final void openTckEnv(TestInfo info) {
+        if (env != null) {
+            throw new IllegalStateException(
+                    "two TCK tests share one instance of " + getClass().getName()
+                            + ": with parallel execution, keep JUnit's default per-method test instance lifecycle");
+        }
         String name = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
         env = new TckEnv(
                 new TckEnv.Hooks() {
@@ -156,6 +168,7 @@ public abstract class LockTck {
                     }
                 },
                 name);
+        env.knownFrom(lastBackend, lastFeatures);
     }
 
     @AfterEach
@@ -195,11 +208,13 @@ public abstract class LockTck {
     // ---- c01 Mutual exclusion -------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c01_mutualExclusion_threadsOfOneClient() throws Exception {
         new MutualExclusionContract(env).threadsOfOneClient();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c01_mutualExclusion_severalClients() throws Exception {
         new MutualExclusionContract(env).severalClients();
     }
@@ -215,16 +230,22 @@ public abstract class LockTck {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c01_mutualExclusion_killedWorkerHolder() throws Exception {
         new MutualExclusionContract(env).killedWorkerHolder();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c01_mutualExclusion_pausedHolderNeverValidWhileAnotherHolds() throws Exception {
         new MutualExclusionContract(env).pausedHolderNeverValidWhileAnotherHolds();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c01_mutualExclusion_pausedWaiterNeitherKeepsNorShares() throws Exception {
         new MutualExclusionContract(env).pausedWaiterNeitherKeepsNorShares();
     }
@@ -242,6 +263,8 @@ public abstract class LockTck {
 
     /** Stochastic (random entry points and fault targets); the seed is in the report. */
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c01_mutualExclusion_randomisedContentionUnderKillsAndPauses() throws Exception {
         new FaultLoadContract(env).validityIntervalsNeverOverlapUnderKillsAndPauses();
     }
@@ -271,6 +294,7 @@ public abstract class LockTck {
     // ---- c03 Reentrancy -------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c03_reentrancy_holdCountsAndReleaseOrder() throws Exception {
         new OwnershipContract(env).holdCountsAndReleaseOrder();
     }
@@ -283,21 +307,25 @@ public abstract class LockTck {
     // ---- c04 Ownership --------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_releaseByAnotherThreadFails() throws Exception {
         new OwnershipContract(env).releaseByAnotherThreadFails();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_otherClientCannotRelease() throws Exception {
         new OwnershipContract(env).otherClientCannotRelease();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_staleReleaseDoesNotFreeNewHolder() throws Exception {
         new OwnershipContract(env).staleReleaseDoesNotFreeNewHolder();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_staleReleaseDoesNotFreeSameClientsOtherThread() throws Exception {
         new OwnershipContract(env).staleReleaseDoesNotFreeSameClientsOtherThread();
     }
@@ -344,11 +372,15 @@ public abstract class LockTck {
     // ---- c07 Lease expiry -----------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c07_leaseExpiry_killedWorkerProcessFreesAfterLease() throws Exception {
         new LeaseContract(env).killedWorkerFreesAfterLease();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c07_leaseExpiry_abandonedLeaseExpires() throws Exception {
         new LeaseContract(env).abandonedLeaseExpires();
     }
@@ -356,6 +388,8 @@ public abstract class LockTck {
     // ---- c08 Renewal ----------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c08_renewal_liveHolderKeepsLockPastLease() throws Exception {
         new LeaseContract(env).liveHolderKeepsLockPastLease();
     }
@@ -363,11 +397,15 @@ public abstract class LockTck {
     // ---- c09 Session binding --------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c09_session_killedSessionFreesPromptly() throws Exception {
         new LeaseContract(env).killedSessionFreesPromptly();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c09_session_killedWorkerProcessFreesPromptly() throws Exception {
         new LeaseContract(env).killedWorkerFreesWithSession();
     }
@@ -375,6 +413,7 @@ public abstract class LockTck {
     // ---- c10 Fencing ----------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c10_fencing_tokensRiseAcrossClients() throws Exception {
         new FencingContract(env).tokensRiseAcrossClients();
     }
@@ -385,6 +424,8 @@ public abstract class LockTck {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c10_fencing_tokensRiseAcrossCrashedHolder() throws Exception {
         new FencingContract(env).tokensRiseAcrossCrashedHolder();
     }
@@ -402,16 +443,22 @@ public abstract class LockTck {
     // ---- c11 Loss detection ---------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c11_lossDetection_sessionKilled() throws Exception {
         new LeaseContract(env).lostBySessionKill();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c11_lossDetection_sessionKilledWithoutSessionBinding() throws Exception {
         new LeaseContract(env).sessionKillNeverLeavesAValidUnheldLease();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c11_lossDetection_stateDeleted() throws Exception {
         new LeaseContract(env).lostByStateDeletion();
     }
@@ -463,11 +510,13 @@ public abstract class LockTck {
     // ---- c14 Keys -------------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c14_keys_unusualKeysWork() throws Exception {
         new KeyContract(env).unusualKeysWork();
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c14_keys_distinctKeysNeverCollide() throws Exception {
         new KeyContract(env).distinctKeysNeverCollide();
     }
@@ -492,6 +541,7 @@ public abstract class LockTck {
     // ---- c16 Cleanup ----------------------------------------------------------------------------------------
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c16_cleanup_boundedStateAfterCycles() throws Exception {
         new StoreContract(env).boundedStateAfterCycles();
     }

@@ -73,6 +73,10 @@ public final class TckRun {
                         .orElse(FilterResult.included("container")))
                 .configurationParameter(UrlTck.URL, url)
                 .configurationParameter("locksmith.tck.reportDir", reportDir.toString())
+                // the kit's tests marked @Execution(CONCURRENT) overlap; every other test still runs alone
+                .configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
+                .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "4")
                 .configurationParameters(timings)
                 .build();
         List<Outcome> outcomes = Collections.synchronizedList(new ArrayList<>());
