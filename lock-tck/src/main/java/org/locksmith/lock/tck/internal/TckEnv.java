@@ -92,17 +92,6 @@ public final class TckEnv implements AutoCloseable {
                 task -> TckThreads.newThread("tck-" + testName + "-" + THREADS.incrementAndGet(), task));
     }
 
-    /**
-     * The backend and features an earlier test of the same TCK class saw: {@link #features()} then needs no probe
-     * client of its own.
-     */
-    public void knownFrom(String backend, Set<LockFeature> features) {
-        if (features != null && this.features == null) {
-            this.backend = backend;
-            this.features = features;
-        }
-    }
-
     /** The backend name reported by the first client ({@link LockClient#backend()}), or "?" before. */
     public String backend() {
         return backend;
