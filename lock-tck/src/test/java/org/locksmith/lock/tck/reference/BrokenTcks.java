@@ -599,6 +599,11 @@ final class BrokenTcks {
         /** The URL's parameters, {@code leaseMs} included. */
         abstract String parameters();
 
+        /** The kit's lease and the file backend's {@code defect} (a {@code FileLockBackend.Defect}, in URL form). */
+        String withDefect(String defect) {
+            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=" + defect;
+        }
+
         @Override
         String url() {
             Path dir = DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory());
@@ -630,7 +635,7 @@ final class BrokenTcks {
     static class FileRacyTakeover extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=racy-takeover";
+            return withDefect("racy-takeover");
         }
     }
 
@@ -638,7 +643,7 @@ final class BrokenTcks {
     static class FileTokenReusedOnTakeover extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=token-reused-on-takeover";
+            return withDefect("token-reused-on-takeover");
         }
     }
 
@@ -662,7 +667,7 @@ final class BrokenTcks {
     static class FileLocalWakeupOnly extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=local-wakeup-only";
+            return withDefect("local-wakeup-only");
         }
     }
 
@@ -673,7 +678,7 @@ final class BrokenTcks {
     static class FileProcessLocalLockTable extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=process-local-lock-table";
+            return withDefect("process-local-lock-table");
         }
     }
 
@@ -685,7 +690,7 @@ final class BrokenTcks {
     static class FileProcessLocalStateCache extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=process-local-state-cache";
+            return withDefect("process-local-state-cache");
         }
     }
 
@@ -696,7 +701,7 @@ final class BrokenTcks {
     static class FileHandoffWithoutLease extends FileVariant {
         @Override
         String parameters() {
-            return "leaseMs=" + timings().leaseTime().toMillis() + "&defect=handoff-without-lease";
+            return withDefect("handoff-without-lease");
         }
     }
 
