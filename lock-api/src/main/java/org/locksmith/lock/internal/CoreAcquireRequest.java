@@ -41,6 +41,9 @@ final class CoreAcquireRequest implements AcquireRequest {
     private volatile boolean interruptedByClose;
 
     private final List<Runnable> cancelActions = new ArrayList<>(1);
+    /** The backend's last word on why it does not grant, other than a holder; null if it gave none. */
+    private volatile String refusal;
+
     private volatile boolean cancelled;
     private ScheduledFuture<?> watch;
     private CoreLease lease;
@@ -99,6 +102,16 @@ final class CoreAcquireRequest implements AcquireRequest {
     @Override
     public boolean isInterruptible() {
         return interruptible;
+    }
+
+    @Override
+    public void refusedBecause(String reason) {
+        refusal = java.util.Objects.requireNonNull(reason, "reason");
+    }
+
+    /** What the backend last gave as {@link #refusedBecause}, or null. */
+    String refusal() {
+        return refusal;
     }
 
     @Override

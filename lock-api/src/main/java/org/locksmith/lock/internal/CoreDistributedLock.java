@@ -70,10 +70,15 @@ final class CoreDistributedLock implements DistributedLock {
         return detached ? client.acquire(key, deadline, isTry, true, null) : client.acquire(key, deadline, isTry, true);
     }
 
-    /** The exception of an acquire that was not granted within its timeout. */
+    /**
+     * The exception of an acquire that was not granted within its timeout, naming why if the backend said
+     * ({@link org.locksmith.lock.spi.AcquireRequest#refusedBecause}); called on the thread whose acquire returned
+     * null, right after it.
+     */
     static LockTimeoutException notGranted(CoreLockClient client, String key, Duration timeout) {
-        return new LockTimeoutException(
-                "Key '" + key + "' was not granted within " + timeout + " (backend " + client.backend() + ")");
+        String refusal = CoreLockClient.takeRefusal();
+        return new LockTimeoutException("Key '" + key + "' was not granted within " + timeout + " (backend "
+                + client.backend() + ")" + (refusal == null ? "" : ": " + refusal));
     }
 
     private static void checkTimeout(Duration timeout) {

@@ -36,6 +36,13 @@ import org.locksmith.lock.spi.LockBackend;
  */
 public final class CoreLockClient implements LockClient {
     static final System.Logger LOG = System.getLogger("org.locksmith.lock");
+    /**
+     * Why the calling thread's last acquire that returned null was not granted, as its backend said ({@link
+     * org.locksmith.lock.spi.AcquireRequest#refusedBecause}), or null: set by every such return, read by the caller
+     * that turns the null into a timeout ({@link #takeRefusal()}), on the same thread.
+     */
+    private static final ThreadLocal<String> REFUSAL = new ThreadLocal<>();
+
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** How long close() lets cancel actions end the waits before it interrupts the waiting threads. */
@@ -90,6 +97,8 @@ public final class CoreLockClient implements LockClient {
     private final ReentrantLock closeLock = new ReentrantLock();
     private final Condition drained = closeLock.newCondition();
     private volatile boolean closed;
+    /** The refusal reason logged last for a refused try, so that a polling caller does not repeat it. */
+    private volatile String loggedRefusal;
 
     public CoreLockClient(LockBackend backend) {
         this.backend = backend;
@@ -375,6 +384,19 @@ public final class CoreLockClient implements LockClient {
             if (!isTry && interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted while waiting for key '" + key + "'");
             }
+            String refusal = request.refusal();
+            if (refusal == null) {
+                REFUSAL.remove();
+            } else {
+                REFUSAL.set(refusal);
+            }
+            if (isTry && refusal != null && !refusal.equals(loggedRefusal)) {
+                loggedRefusal = refusal;
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "Key '" + key + "' was not granted (backend " + name + "): " + refusal
+                                + " (logged once per reason)");
+            }
             if (!isTry) {
                 signals.timedOut(key, startNanos);
             }
@@ -399,6 +421,16 @@ public final class CoreLockClient implements LockClient {
         }
         signals.acquired(key, startNanos, lease.backendLease(), fencing);
         return lease;
+    }
+
+    /**
+     * Why the calling thread's last acquire that returned null was not granted, as the backend said, or null; cleared
+     * by this call.
+     */
+    static String takeRefusal() {
+        String refusal = REFUSAL.get();
+        REFUSAL.remove();
+        return refusal;
     }
 
     /** Starts an async acquire's wait; a client closed meanwhile fails its future. */

@@ -63,6 +63,19 @@ public interface AcquireRequest {
     void onCancel(Runnable action);
 
     /**
+     * Says why the store does not grant the key now for a reason other than another owner holding it, such as a
+     * server that grants nothing for a while after its start: a refusal the user cannot explain by looking at the
+     * key's holders. Call it before returning null (or waiting on); a later call replaces the reason. The core names
+     * the last reason in the {@link org.locksmith.lock.LockTimeoutException} of an acquire that timed out, and logs
+     * it (at {@code INFO}, logger {@code org.locksmith.lock}) when a try without waiting was refused, once per
+     * client and distinct reason. The reason should say what refuses, until when, and which setting governs it. A
+     * request the core did not build may ignore it, as the default does.
+     *
+     * @param reason one sentence, not null
+     */
+    default void refusedBecause(String reason) {}
+
+    /**
      * Reports that the lease granted for this request can no longer be proved held (its session died, its
      * connection was killed, its state vanished). Callable from any thread at any time after the grant; the core
      * turns the lease invalid and fires its listeners once. Calls after release are ignored.

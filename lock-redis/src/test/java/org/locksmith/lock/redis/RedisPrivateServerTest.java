@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,6 +29,7 @@ import org.locksmith.lock.LockLostException;
 import org.locksmith.lock.LockTimeoutException;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.testservers.PrivateRedis;
+import org.locksmith.lock.testsupport.CapturedLog;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -353,6 +357,38 @@ class RedisPrivateServerTest {
                 LockClient locks = Locks.open(fresh.url() + "?leaseMs=3000&restartHoldOffMs=0&prefix=holdoff:")) {
             assertThat(locks.lock("k").tryAcquire()).isPresent().get().satisfies(LockLease::release);
         }
+    }
+
+    /**
+     * A user whose test starts its own Redis sees every lock refused for the hold-off (by default a lease, 30 s):
+     * the timeout must say why and until when, and so must the log line of a refused {@code tryAcquire()}, or the
+     * refusal looks like a held key nobody holds.
+     */
+    @Test
+    void aRefusalDuringTheRestartHoldOffNamesItAndWhenItEnds() throws Exception {
+        try (CapturedLog log = CapturedLog.of("org.locksmith.lock");
+                PrivateRedis fresh = PrivateRedis.start();
+                Jedis jedis = fresh.jedis();
+                LockClient locks = Locks.open(fresh.url() + "?prefix=holdoff-why:")) {
+            Instant started = Instant.ofEpochSecond(Long.parseLong(jedis.time().get(0)));
+            assertThat(locks.lock("orders:42").tryAcquire()).isEmpty();
+            assertThatThrownBy(() -> locks.lock("orders:42").acquire(Duration.ofMillis(300)))
+                    .isInstanceOf(LockTimeoutException.class)
+                    .hasMessageContaining("Key 'orders:42' was not granted within PT0.3S")
+                    .hasMessageContaining("restartHoldOffMs=30000")
+                    .satisfies(e -> assertHoldOffEnd(e.getMessage(), started));
+            assertThat(log.messages()).as("the refused try's log line").anySatisfy(m -> {
+                assertThat(m).contains("'orders:42'").contains("restartHoldOffMs=30000");
+                assertHoldOffEnd(m, started);
+            });
+        }
+    }
+
+    /** The text names the end of a 30 s hold-off of a server started at {@code started} (whole seconds). */
+    private static void assertHoldOffEnd(String text, Instant started) {
+        Matcher until = Pattern.compile("until (\\S+Z)").matcher(text);
+        assertThat(until.find()).as("an end instant in: %s", text).isTrue();
+        assertThat(Instant.parse(until.group(1))).isBetween(started.plusSeconds(29), started.plusSeconds(33));
     }
 
     /**

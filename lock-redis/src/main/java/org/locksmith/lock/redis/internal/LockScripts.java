@@ -36,12 +36,12 @@ public final class LockScripts {
 
     /**
      * KEYS[1] hash; ARGV[1] owner, ARGV[2] lease ms, ARGV[3] '1' if the caller will wait when refused, ARGV[4] '1'
-     * if it waited already, ARGV[5] restart hold-off ms. Returns {1, token} when granted, else {0, remaining lease ms
-     * of the holder}. A refused waiter marks the grant contended so that its release pushes a wake-up; a waiter that
+     * if it waited already, ARGV[5] restart hold-off ms. Returns {1, token} when granted, {0, remaining lease ms
+     * of the holder} when held, and {0, hold-off ms left, the server second at which it ends} during the hold-off. A refused waiter marks the grant contended so that its release pushes a wake-up; a waiter that
      * gets the lock marks its own grant, since others may still wait behind it.
      *
      * <p>A free key is granted only once the server has been up for the hold-off: a server restarted without its
-     * data may have forgotten a grant whose holder still believes it holds. Until then the reply is {0, ms left}.
+     * data may have forgotten a grant whose holder still believes it holds. Until then the reply is {0, ms left, end}.
      * Redis counts {@code uptime_in_seconds} as the difference of two whole-second clocks, which flips to 1 at the
      * first wall-clock second after the start (measured: 312 ms after a start at .688), so one second is taken off
      * it: the wait is never shorter than the hold-off, and up to a second longer. {@code INFO} costs 10-15 us of
@@ -67,7 +67,9 @@ public final class LockScripts {
               local saved = redis.pcall('LASTSAVE')
               if type(saved) ~= 'number' or (tonumber(t[1]) - saved - 1) * 1000 < holdOff then
                 local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
-                if up * 1000 < holdOff then return {0, holdOff - up * 1000} end
+                if up * 1000 < holdOff then
+                  return {0, holdOff - up * 1000, tonumber(t[1]) - up + math.ceil(holdOff / 1000)}
+                end
               end
             end
             local token = tonumber(t[1]) * 1000000 + tonumber(t[2])

@@ -1,6 +1,7 @@
 package org.locksmith.lock.redis.internal;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -353,6 +354,9 @@ public final class RedisLockBackend implements LockBackend {
                 if (asLong(reply.get(0)) == 1) {
                     return new RedisLease(this, keys, request, value, sentAt);
                 }
+                if (reply.size() > 2) {
+                    request.refusedBecause(holdOffRefusal(asLong(reply.get(2))));
+                }
                 long remaining = request.remainingNanos();
                 if (request.isTry() || remaining <= 0 || request.isCancelled()) {
                     return null;
@@ -378,6 +382,14 @@ public final class RedisLockBackend implements LockBackend {
                 }
             }
         }
+    }
+
+    /** Why a server in its restart hold-off refuses, for the timeout's message and the log. */
+    private String holdOffRefusal(long endsAtEpochSecond) {
+        return "Redis at " + settings.address() + " grants no lock until " + Instant.ofEpochSecond(endsAtEpochSecond)
+                + " (server clock): it has been up for less than restartHoldOffMs=" + restartHoldOffMillis
+                + ", since a server that restarted may have lost locks whose holders still believe they hold them;"
+                + " set restartHoldOffMs=0 only for a server started empty for a test run (see lock-redis's README)";
     }
 
     /**
