@@ -237,7 +237,7 @@ class LocksmithLockProviderTest {
      */
     @Test
     void aCrashedNodesLockFreesAfterItsClientsLeaseTimeNotItsLockAtMostFor() throws Exception {
-        String url = TestRedis.sharedUrl() + "?leaseMs=1000&prefix=locksmith-shedlock-test:";
+        String url = TestRedis.sharedLockUrl("leaseMs=1000&prefix=locksmith-shedlock-test:");
         Process node = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",

@@ -11,7 +11,7 @@ enum TestStores {
     REDIS {
         @Override
         LockClient open() {
-            return Locks.open(TestRedis.sharedUrl() + "?leaseMs=2000&prefix=locksmith-shedlock-test:");
+            return Locks.open(TestRedis.sharedLockUrl("leaseMs=2000&prefix=locksmith-shedlock-test:"));
         }
     },
     MYSQL {

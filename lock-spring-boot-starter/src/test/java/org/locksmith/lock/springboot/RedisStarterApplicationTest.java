@@ -40,7 +40,7 @@ class RedisStarterApplicationTest {
 
     @DynamicPropertySource
     static void locksmith(DynamicPropertyRegistry registry) {
-        registry.add("locksmith.url", () -> TestRedis.sharedUrl() + "?prefix=" + PREFIX + "&leaseMs=5000");
+        registry.add("locksmith.url", () -> TestRedis.sharedLockUrl("prefix=" + PREFIX + "&leaseMs=5000"));
     }
 
     @Autowired

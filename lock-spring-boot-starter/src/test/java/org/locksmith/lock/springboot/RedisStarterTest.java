@@ -43,7 +43,7 @@ class RedisStarterTest {
                     LocksmithMetricsAutoConfiguration.class));
 
     private static String url() {
-        return TestRedis.sharedUrl() + "?prefix=" + PREFIX;
+        return TestRedis.sharedLockUrl("prefix=" + PREFIX);
     }
 
     @Test

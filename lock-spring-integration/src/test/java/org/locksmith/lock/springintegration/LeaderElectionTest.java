@@ -43,8 +43,8 @@ class LeaderElectionTest {
 
     @BeforeAll
     static void openClients() {
-        clientA = Locks.open(TestRedis.sharedUrl() + "?leaseMs=2000&prefix=locksmith-si-test:");
-        clientB = Locks.open(TestRedis.sharedUrl() + "?leaseMs=2000&prefix=locksmith-si-test:");
+        clientA = Locks.open(TestRedis.sharedLockUrl("leaseMs=2000&prefix=locksmith-si-test:"));
+        clientB = Locks.open(TestRedis.sharedLockUrl("leaseMs=2000&prefix=locksmith-si-test:"));
     }
 
     @AfterEach
@@ -137,7 +137,7 @@ class LeaderElectionTest {
 
         first.stop();
         await().atMost(Duration.ofSeconds(5)).until(() -> leaders(a, b) == 0);
-        try (LockClient other = Locks.open(TestRedis.sharedUrl() + "?prefix=locksmith-si-test:")) {
+        try (LockClient other = Locks.open(TestRedis.sharedLockUrl("prefix=locksmith-si-test:"))) {
             Optional<LockLease> free = new LocksmithLockRegistry(other)
                     .obtain(role)
                     .lease(); // not held by this thread: empty; now show the key itself is free

@@ -48,8 +48,8 @@ class LocksmithLockRegistryTest {
 
     @BeforeAll
     static void openNodes() {
-        nodeA = Locks.open(TestRedis.sharedUrl() + "?leaseMs=2000&prefix=locksmith-si-test:");
-        nodeB = Locks.open(TestRedis.sharedUrl() + "?leaseMs=2000&prefix=locksmith-si-test:");
+        nodeA = Locks.open(TestRedis.sharedLockUrl("leaseMs=2000&prefix=locksmith-si-test:"));
+        nodeB = Locks.open(TestRedis.sharedLockUrl("leaseMs=2000&prefix=locksmith-si-test:"));
     }
 
     @AfterAll

@@ -11,6 +11,12 @@ import redis.embedded.RedisServer;
  * Testcontainers ({@code redis:7.2}) when a Docker engine answers, else an embedded Redis (embedded-redis, Redis 6.2)
  * started here. Close it in {@code @AfterAll}; closing stops only what was started for it, never the environment's
  * server. Tests never flush it: they isolate themselves with key prefixes of their own.
+ *
+ * <p>A server started here has been up for a moment, and Locksmith's Redis client grants nothing until a server has
+ * been up for its restart hold-off (by default the lease, 30 s). Lock URLs come from {@link #lockUrl(String)} and
+ * {@link #sharedLockUrl(String)}, which turn the hold-off off for such a server only: it was started empty for this
+ * run, so no holder can believe it holds a lock the server forgot. A server named by {@value #ENVIRONMENT_VARIABLE}
+ * keeps the default, as an application's server would.
  */
 public final class TestRedis implements AutoCloseable {
     /** The environment variable that names the Redis to use ({@code redis://host:port}); it wins over the rest. */
@@ -22,11 +28,13 @@ public final class TestRedis implements AutoCloseable {
     private final String url;
     private final String origin;
     private final AutoCloseable stop;
+    private final boolean startedHere;
 
-    private TestRedis(String url, String origin, AutoCloseable stop) {
+    private TestRedis(String url, String origin, AutoCloseable stop, boolean startedHere) {
         this.url = url;
         this.origin = origin;
         this.stop = stop;
+        this.startedHere = startedHere;
     }
 
     /**
@@ -38,7 +46,7 @@ public final class TestRedis implements AutoCloseable {
     public static TestRedis discover() {
         String given = System.getenv(ENVIRONMENT_VARIABLE);
         if (given != null && !given.isBlank()) {
-            return new TestRedis(given.trim(), ENVIRONMENT_VARIABLE, () -> {});
+            return new TestRedis(given.trim(), ENVIRONMENT_VARIABLE, () -> {}, false);
         }
         Optional<TestRedis> container = container();
         return container.orElseGet(TestRedis::embedded);
@@ -52,6 +60,10 @@ public final class TestRedis implements AutoCloseable {
      * @throws IllegalStateException saying what to set or start, if no Redis can be had
      */
     public static String sharedUrl() {
+        return shared().url;
+    }
+
+    private static TestRedis shared() {
         SHARED_LOCK.lock();
         try {
             if (shared == null) {
@@ -59,10 +71,21 @@ public final class TestRedis implements AutoCloseable {
                 Runtime.getRuntime().addShutdownHook(new Thread(found::close, "locksmith-test-redis-stop"));
                 shared = found;
             }
-            return shared.url;
+            return shared;
         } finally {
             SHARED_LOCK.unlock();
         }
+    }
+
+    /**
+     * The shared server ({@link #sharedUrl()}) as a Locksmith lock URL: see {@link #lockUrl(String)}.
+     *
+     * @param params query parameters joined by {@code &}, such as {@code leaseMs=2000&prefix=my-test:}, or empty
+     * @return the lock URL
+     * @throws IllegalStateException saying what to set or start, if no Redis can be had
+     */
+    public static String sharedLockUrl(String params) {
+        return shared().lockUrl(params);
     }
 
     /**
@@ -83,7 +106,7 @@ public final class TestRedis implements AutoCloseable {
                     .onShutdownForceStop(true)
                     .build();
             server.start();
-            return new TestRedis("redis://127.0.0.1:" + port, "embedded-redis on port " + port, server::stop);
+            return new TestRedis("redis://127.0.0.1:" + port, "embedded-redis on port " + port, server::stop, true);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException(
                     "No Redis for the tests: set " + ENVIRONMENT_VARIABLE
@@ -102,7 +125,8 @@ public final class TestRedis implements AutoCloseable {
         return Optional.of(new TestRedis(
                 "redis://" + redis.getHost() + ":" + redis.getMappedPort(6379),
                 "Testcontainers redis:7.2",
-                redis::stop));
+                redis::stop,
+                true));
     }
 
     /**
@@ -112,6 +136,19 @@ public final class TestRedis implements AutoCloseable {
      */
     public String url() {
         return url;
+    }
+
+    /**
+     * {@link #url()} as a Locksmith lock URL with {@code params}, and with {@code restartHoldOffMs=0} if the server
+     * was started for these tests (embedded or a container): it started empty, so the hold-off would only refuse
+     * every lock for its first lease time. A server named by {@value #ENVIRONMENT_VARIABLE} keeps its hold-off.
+     *
+     * @param params query parameters joined by {@code &}, or empty
+     * @return the lock URL
+     */
+    public String lockUrl(String params) {
+        String query = startedHere ? "restartHoldOffMs=0" + (params.isEmpty() ? "" : "&" + params) : params;
+        return query.isEmpty() ? url : url + "?" + query;
     }
 
     /**

@@ -42,11 +42,11 @@ class AccountsApplicationTest {
     private static final String PREFIX = "example-app-" + UUID.randomUUID() + ":";
     private static final String REPORT_KEY = "shedlock:accounts-report";
 
-    // restartHoldOffMs=0: a Redis the tests start (the fresh-machine path) would otherwise grant nothing for its first
-    // lease time, the backend's guard against a restart that forgot the locks it held.
+    // A Redis the tests start (the fresh-machine path) would grant nothing for its first lease time, the backend's
+    // guard against a restart that forgot the locks it held: sharedLockUrl turns that off for such a server only.
     @DynamicPropertySource
     static void locksmith(DynamicPropertyRegistry registry) {
-        registry.add("locksmith.url", () -> TestRedis.sharedUrl() + "?prefix=" + PREFIX + "&restartHoldOffMs=0");
+        registry.add("locksmith.url", () -> TestRedis.sharedLockUrl("prefix=" + PREFIX));
     }
 
     @LocalServerPort
