@@ -133,7 +133,8 @@ public final class LockScripts {
      * node); ARGV[1] TTL ms, ARGV[2] n, ARGV[3..n+2] the hashes, ARGV[n+3..2n+2] their owners. A cluster refuses
      * declared keys of different slots (CROSSSLOT) whatever the flags, so the hashes travel as arguments, which the
      * Redis 7.0+ flag {@code allow-cross-slot-keys} lets the script access while this node serves them (else the
-     * script fails and the caller renews those leases one slot per call). Returns the 1-based indexes lost.
+     * script fails and the caller renews those leases one slot per call); before 7.0 {@link #RENEW_NODE_UNFLAGGED}
+     * does the same. Returns the 1-based indexes lost.
      */
     static final String RENEW_NODE = """
             #!lua flags=allow-cross-slot-keys
@@ -149,6 +150,13 @@ public final class LockScripts {
             end
             return lost
             """;
+
+    /**
+     * {@link #RENEW_NODE} without its flags line, for servers before Redis 7.0, which know no script flags (the line
+     * does not compile there) and need none: each command of a script may touch any key the node serves, as long as
+     * the call's declared keys are of one slot. Redis 7.0+ refuses it (undeclared keys of other slots).
+     */
+    static final String RENEW_NODE_UNFLAGGED = RENEW_NODE.substring(RENEW_NODE.indexOf('\n') + 1);
 
     /**
      * KEYS[1] hash, KEYS[2] wake list; ARGV[1] TTL ms. A waiter that consumed a wake-up but gave up (interrupt,

@@ -97,8 +97,13 @@ public final class RedisLockBackend implements LockBackend {
     private final ThreadPoolExecutor canceller;
     /** Cluster renewal: one thread per node in a round, idle threads end after 5 s. */
     private final ThreadPoolExecutor renewThreads;
-    /** Whether the servers run scripts on keys of many slots (script flags, Redis 7.0+); off once one refuses. */
+    /** Whether the servers run scripts on keys of many slots of one node; off once neither script compiles. */
     private volatile boolean crossSlotRenewal = true;
+    /**
+     * The per-node renewal script: {@link LockScripts#RENEW_NODE} (flagged, Redis 7.0+) until a server refuses its
+     * flags line, then {@link LockScripts#RENEW_NODE_UNFLAGGED} (before 7.0, which needs no flag).
+     */
+    private volatile String nodeScript = LockScripts.RENEW_NODE;
 
     /**
      * @param commands the client for short commands
@@ -502,7 +507,9 @@ public final class RedisLockBackend implements LockBackend {
      * script call per {@value #RENEW_BATCH} leases ({@link LockScripts#RENEW_NODE}, keys of many slots), the calls of
      * a node pipelined on one connection and the nodes in parallel, so a stalled node delays only its own leases.
      * A batch the node refuses (a slot moved or migrating: MOVED, ASK, TRYAGAIN, CROSSSLOT) falls back to one call
-     * per slot, routed by the client; a server without script flags (before Redis 7.0) turns this off for good.
+     * per slot, routed by the client. A server without script flags (before Redis 7.0) gets the script without its
+     * flags line from then on, which it runs on keys of many slots as 7.0+ runs the flagged one; only if neither
+     * compiles does renewal go one slot per call for good.
      */
     @SuppressWarnings("deprecation") // JedisCluster, see WaitConnections.nodePools
     private void renewPerNode(List<BackendLease> leases, RenewalReport report) {
@@ -563,11 +570,13 @@ public final class RedisLockBackend implements LockBackend {
     /** The leases of one node: its batches pipelined on one connection of that node, one reply per batch. */
     @SuppressWarnings("deprecation") // JedisCluster, see WaitConnections.nodePools
     private void renewOnNode(int anySlot, List<RedisLease> leases, RenewalReport report) {
+        String script = nodeScript;
         List<List<RedisLease>> batches = new ArrayList<>();
         for (int from = 0; from < leases.size(); from += RENEW_BATCH) {
             batches.add(leases.subList(from, Math.min(leases.size(), from + RENEW_BATCH)));
         }
-        List<BackendLease> refused = new ArrayList<>();
+        List<RedisLease> refused = new ArrayList<>();
+        boolean flagsUnknown = false;
         long sentAt = System.nanoTime();
         List<Object> replies;
         try (Connection c = commands instanceof JedisCluster jc
@@ -576,7 +585,7 @@ public final class RedisLockBackend implements LockBackend {
             for (List<RedisLease> batch : batches) {
                 String[] arguments = new String[batch.size() * 2 + 5];
                 int i = 0;
-                arguments[i++] = LockScripts.RENEW_NODE;
+                arguments[i++] = script;
                 arguments[i++] = "1";
                 arguments[i++] = batch.get(0).keys.hash();
                 arguments[i++] = leaseMillis;
@@ -614,10 +623,7 @@ public final class RedisLockBackend implements LockBackend {
             if (reply instanceof JedisDataException refusal) {
                 String message = String.valueOf(refusal.getMessage()).toLowerCase(java.util.Locale.ROOT);
                 if (message.contains("flag") || message.contains("compil") || message.contains("shebang")) {
-                    crossSlotRenewal = false; // a server before 7.0: script flags are unknown
-                    LOG.log(
-                            System.Logger.Level.INFO,
-                            "Redis does not know script flags (before 7.0): renewing one slot per call: " + refusal);
+                    flagsUnknown = true;
                 }
                 refused.addAll(batch);
                 continue;
@@ -634,8 +640,23 @@ public final class RedisLockBackend implements LockBackend {
                 }
             }
         }
+        if (flagsUnknown && script == LockScripts.RENEW_NODE) {
+            // A server before 7.0: it knows no script flags and needs none. Once per backend, then per node.
+            nodeScript = LockScripts.RENEW_NODE_UNFLAGGED;
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "Redis does not know script flags (before 7.0): renewing per node with the script without them");
+            renewOnNode(anySlot, refused, report);
+            return;
+        }
+        if (flagsUnknown) {
+            crossSlotRenewal = false; // neither script compiles: one slot per call from now on
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "Redis runs no per-node renewal script: renewing one slot per call from now on");
+        }
         if (!refused.isEmpty()) {
-            renewPerSlot(refused, report);
+            renewPerSlot(new ArrayList<>(refused), report);
         }
     }
 
