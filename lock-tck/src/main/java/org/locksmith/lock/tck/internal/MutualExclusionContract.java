@@ -75,6 +75,32 @@ public final class MutualExclusionContract {
             inside.decrementAndGet();
         }
 
+        /**
+         * Fencing tokens in grant order: called inside the critical section, so the calls come in the order the
+         * key was granted; each token must be greater than the one before (a token stamped when the request was
+         * made, not when it was granted, goes back here). Guarded by the lock under test, like {@link #counter}.
+         */
+        long lastToken = Long.MIN_VALUE;
+
+        String lastTokenHolder;
+
+        void fenced(LockClient client, String who, LockLease lease) {
+            if (!env.has(LockFeature.FENCING)) {
+                return;
+            }
+            long token = lease.fencingToken();
+            if (token <= lastToken) {
+                violation.compareAndSet(
+                        null,
+                        env.at(client, key) + who + " was granted the key with fencing token " + token
+                                + ", not greater than the token " + lastToken + " of the grant before it (to "
+                                + lastTokenHolder + "): tokens must rise in grant order (stamped at the grant,"
+                                + " not at the request)");
+            }
+            lastToken = token;
+            lastTokenHolder = who;
+        }
+
         void check() {
             assertThat(violation.get()).as("exclusion violation").isNull();
             assertThat(counter)
@@ -124,6 +150,7 @@ public final class MutualExclusionContract {
                 for (int j = 0; j < perClient; j++) {
                     Section s = sections.get(ThreadLocalRandom.current().nextInt(sections.size()));
                     try (LockLease lease = client.lock(s.key).acquire(Duration.ofSeconds(30))) {
+                        s.fenced(client, who, lease);
                         s.enter(client, who, 0);
                     }
                 }
@@ -161,6 +188,7 @@ public final class MutualExclusionContract {
                 start.await();
                 for (int j = 0; j < rounds; j++) {
                     try (LockLease lease = client.lock(section.key).acquire(Duration.ofSeconds(30))) {
+                        section.fenced(client, who, lease);
                         section.enter(client, who, 300_000);
                         if (!lease.isValid()) {
                             section.violation.compareAndSet(
