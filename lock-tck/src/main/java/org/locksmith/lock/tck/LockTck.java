@@ -19,10 +19,12 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
+import org.locksmith.lock.tck.internal.DerivedNamesContract;
 import org.locksmith.lock.tck.internal.DetachedContract;
 import org.locksmith.lock.tck.internal.FairnessContract;
 import org.locksmith.lock.tck.internal.FaultLoadContract;
 import org.locksmith.lock.tck.internal.FencingContract;
+import org.locksmith.lock.tck.internal.HandoffContract;
 import org.locksmith.lock.tck.internal.KeyContract;
 import org.locksmith.lock.tck.internal.LeaseContract;
 import org.locksmith.lock.tck.internal.MutualExclusionContract;
@@ -586,5 +588,33 @@ public abstract class LockTck {
     @Test
     public void c17_detached_lossIsReported() throws Exception {
         new DetachedContract(env).lossIsReported();
+    }
+
+    // ---- Hand-offs under varied traffic, derived key names, close of waiting clients, a dozen fair waiters -------
+
+    @Test
+    public void c02_progress_noLostWakeupsWithVariedReleases() throws Exception {
+        new HandoffContract(env).noLostWakeupsWithVariedReleases();
+    }
+
+    @Test
+    public void c02_progress_noOrphanedGrantWhenGivingUpRacesTheRelease() throws Exception {
+        new HandoffContract(env).noOrphanedGrantWhenGivingUpRacesTheRelease();
+    }
+
+    @Test
+    public void c12_fairness_arrivalOrderOfADozen() throws Exception {
+        new FairnessContract(env).arrivalOrderOfADozen();
+    }
+
+    @Test
+    public void c13_close_cancelsWaitersWithoutLeaks() throws Exception {
+        new CloseContract(env).cancelsWaitersWithoutLeaks();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    public void c14_keys_derivedNamesIndependent() throws Exception {
+        new DerivedNamesContract(env).derivedNamesIndependent();
     }
 }

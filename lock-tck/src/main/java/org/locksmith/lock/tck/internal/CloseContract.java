@@ -310,4 +310,173 @@ public final class CloseContract {
         assertThat(a.backend()).as("backend() after close").isNotBlank();
         assertThat(a.features()).as("features() after close").isNotNull();
     }
+
+    /**
+     * C13.6: closing a client cancels its waiters that still wait, and leaves no thread and no queue entry of theirs:
+     * client H holds a key (opened outside the thread group of the check); client B, opened, used and closed on
+     * threads of a group of the kit's, waits for it on a thread ({@code acquire(30 s)}) and with {@code
+     * acquireAsync(30 s)}, and is closed while both still wait (H never releases before). The waiting thread must end
+     * by {@code IllegalStateException} and the future fail with it, within {@code op × f}; every thread that came up
+     * in the group must have ended within {@code (2 × op + 1 s) × f} after the close, as in C13.4; {@code
+     * storeEntries(key)} must be back to what it was while H held the key alone within {@code op × f}; and once H
+     * releases, another client's {@code tryAcquire()} must be granted.
+     */
+    public void cancelsWaitersWithoutLeaks() throws Exception {
+        Set<Thread> before = liveThreads();
+        LockClient holder = env.client("H");
+        String key = env.key("close-cancels-waiters");
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        java.util.OptionalInt alone = env.storeEntries(key);
+        ThreadGroup clientThreads = new ThreadGroup("tck-c13-cancelled-waiters");
+        AtomicReference<LockClient> clientB = new AtomicReference<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Set<Thread> tckThreads = Collections.newSetFromMap(new java.util.concurrent.ConcurrentHashMap<>());
+        Thread scenario = new Thread(
+                clientThreads,
+                () -> {
+                    try {
+                        closeWhileWaiting(clientThreads, key, alone, clientB, tckThreads);
+                    } catch (Throwable t) {
+                        failed.set(t);
+                    }
+                },
+                "tck-c13-cancelled-waiters");
+        scenario.setDaemon(true);
+        tckThreads.add(scenario);
+        scenario.start();
+        scenario.join(TckEnv.allow(Duration.ofSeconds(60)).toMillis());
+        if (scenario.isAlive()) {
+            scenario.interrupt();
+            throw new AssertionError(env.at(clientB.get(), key) + "closing client B with two waiters did not end"
+                    + " within 60 s; the TCK's thread is" + stackOf(scenario));
+        }
+        if (failed.get() instanceof Error e) {
+            throw e;
+        }
+        if (failed.get() != null) {
+            throw new AssertionError(
+                    env.at(clientB.get(), key) + "closing client B with two waiters failed", failed.get());
+        }
+        TckTimings t = env.timings();
+        Duration bound = TckEnv.allow(t.operationTimeout().multipliedBy(2).plus(Duration.ofSeconds(1)));
+        try {
+            Awaitility.await("threads of a client closed while it had waiters to end")
+                    .atMost(bound)
+                    .pollInterval(Duration.ofMillis(50))
+                    .pollInSameThread()
+                    .untilAsserted(() -> {
+                        List<Thread> leaked = liveThreads().stream()
+                                .filter(th -> !before.contains(th)
+                                        && !tckThreads.contains(th)
+                                        && startedBy(th, clientThreads)
+                                        && !notTheClients(th))
+                                .toList();
+                        if (!leaked.isEmpty()) {
+                            throw new AssertionError(env.at(clientB.get(), key) + leaked.size() + " thread(s) started"
+                                    + " while client B was open still run " + bound.toMillis() + " ms (operation"
+                                    + " timeout x 2 + 1 s, x factor) after B was closed while a thread of it and an"
+                                    + " acquireAsync waited for a held key: " + describe(leaked) + ". Cancelling a"
+                                    + " waiter, by close() too, must stop what the wait started");
+                        }
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw e.getCause() instanceof AssertionError leak ? leak : new AssertionError(e.getMessage(), e);
+        }
+        if (alone.isPresent()) {
+            Duration op = TckEnv.allow(t.operationTimeout());
+            try {
+                Awaitility.await("store entries of the key after its waiters' client was closed")
+                        .atMost(op)
+                        .pollInterval(Duration.ofMillis(20))
+                        .untilAsserted(() -> assertThat(env.requireStoreEntries(key))
+                                .as(env.at(clientB.get(), key) + "store entries of the key, held by H, " + op.toMillis()
+                                        + " ms after client B was closed while two waiters of it waited ("
+                                        + alone.getAsInt() + " while H held it alone)")
+                                .isLessThanOrEqualTo(alone.getAsInt()));
+            } catch (ConditionTimeoutException e) {
+                throw e.getCause() instanceof AssertionError left ? left : new AssertionError(e.getMessage(), e);
+            }
+        }
+        held.release();
+        Probes.assertGrantable(
+                env,
+                env.client("N"),
+                key,
+                "after its holder released it, its other client's waiters cancelled by close");
+    }
+
+    /** Client B waits on a thread and asynchronously for the held key, and is closed: runs on the test's group. */
+    private void closeWhileWaiting(
+            ThreadGroup group,
+            String key,
+            java.util.OptionalInt alone,
+            AtomicReference<LockClient> clientB,
+            Set<Thread> tckThreads)
+            throws Exception {
+        LockClient b = env.client("B");
+        clientB.set(b);
+        AtomicReference<Throwable> waiterOutcome = new AtomicReference<>();
+        Thread waiter = new Thread(
+                group,
+                () -> {
+                    try {
+                        b.lock(key).acquire(Duration.ofSeconds(30)).release();
+                        waiterOutcome.set(new AssertionError("granted"));
+                    } catch (Throwable th) {
+                        waiterOutcome.set(th);
+                    }
+                },
+                "tck-c13-sync-waiter");
+        waiter.setDaemon(true);
+        tckThreads.add(waiter);
+        waiter.start();
+        java.util.concurrent.CompletableFuture<LockLease> async = b.lock(key).acquireAsync(Duration.ofSeconds(30));
+        if (alone.isPresent()) {
+            int expected = alone.getAsInt() + 2;
+            try {
+                Awaitility.await()
+                        .atMost(Duration.ofMillis(300))
+                        .pollInterval(Duration.ofMillis(5))
+                        .until(() -> env.storeEntries(key).orElse(expected) >= expected);
+            } catch (ConditionTimeoutException e) {
+                // waiters the store does not show: the 300 ms were their head start
+            }
+        } else {
+            Thread.sleep(150); // a deliberate pause: let the waiters block in the store before B is closed
+        }
+        assertThat(waiter.isAlive())
+                .as(env.at(b, key) + "a thread of client B waiting in acquire(30 s) for a key H holds")
+                .isTrue();
+        assertThat(async.isDone())
+                .as(env.at(b, key) + "an acquireAsync(30 s) of client B for a key H holds is done")
+                .isFalse();
+        b.close();
+        Duration op = TckEnv.allow(env.timings().operationTimeout());
+        waiter.join(op.toMillis());
+        assertThat(waiter.isAlive())
+                .as(env.at(b, key) + "a waiting thread of client B still waits " + op.toMillis() + " ms after B was"
+                        + " closed")
+                .isFalse();
+        assertThat(waiterOutcome.get())
+                .as(env.at(b, key) + "how the waiting thread of client B ended when B was closed")
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(causeOf(async, op))
+                .as(env.at(b, key) + "how the pending acquireAsync of client B ended when B was closed")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    private static Throwable causeOf(java.util.concurrent.CompletableFuture<LockLease> f, Duration within)
+            throws InterruptedException {
+        try {
+            LockLease granted = f.get(within.toMillis(), TimeUnit.MILLISECONDS);
+            granted.release();
+            return new AssertionError("granted");
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return e;
+        } catch (java.util.concurrent.CancellationException e) {
+            return e;
+        }
+    }
 }

@@ -124,4 +124,48 @@ public final class FairnessContract {
             Thread.sleep(150);
         }
     }
+
+    /** Waiters of {@link #arrivalOrderOfADozen}: more than a small fixed queue holds. */
+    static final int DOZEN = 12;
+
+    /**
+     * C12.3: the arrival order of C12.1 with {@value #DOZEN} waiters: a queue that keeps only a few places and lets
+     * the others in some other order passes with five.
+     */
+    public void arrivalOrderOfADozen() throws Exception {
+        env.requireFeature(LockFeature.FAIR);
+        LockClient holder = env.client("H");
+        String key = env.key("fair-dozen");
+        List<LockClient> clients = new ArrayList<>();
+        for (int i = 0; i < DOZEN; i++) {
+            clients.add(env.client("W" + i));
+        }
+        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<Future<Void>> futures = new ArrayList<>();
+        OptionalInt base = env.storeEntries(key);
+        for (int i = 0; i < DOZEN; i++) {
+            int index = i;
+            LockClient c = clients.get(i);
+            futures.add(env.fork(() -> {
+                try (LockLease l = c.lock(key).acquire(Duration.ofSeconds(30))) {
+                    order.add(index);
+                }
+                return null;
+            }));
+            queued(key, base, i + 1);
+        }
+        held.release();
+        for (Future<Void> f : futures) {
+            f.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < DOZEN; i++) {
+            expected.add(i);
+        }
+        assertThat(order)
+                .as(env.at(holder, key) + "grant order of " + DOZEN + " waiters W0..W" + (DOZEN - 1)
+                        + " that arrived in that order (FAIR declared; a queue must keep its order past a few places)")
+                .containsExactlyElementsOf(expected);
+    }
 }

@@ -75,6 +75,68 @@ public final class MutualExclusionContract {
             inside.decrementAndGet();
         }
 
+        /**
+         * Fencing tokens in grant order: called while the key is held, after {@link #enter} (which reports two holders
+         * first), so the calls come in the order the key was granted; each token must be greater than the one before (a token stamped when the request was
+         * made, not when it was granted, goes back here). Guarded by the lock under test, like {@link #counter}.
+         */
+        long lastToken = Long.MIN_VALUE;
+
+        String lastTokenHolder;
+
+        void fenced(LockClient client, String who, LockLease lease) {
+            if (!env.has(LockFeature.FENCING)) {
+                return;
+            }
+            long token = lease.fencingToken();
+            if (token <= lastToken) {
+                violation.compareAndSet(
+                        null,
+                        env.at(client, key) + who + " was granted the key with fencing token " + token
+                                + ", not greater than the token " + lastToken + " of the grant before it (to "
+                                + lastTokenHolder + "): tokens must rise in grant order (stamped at the grant,"
+                                + " not at the request)");
+            }
+            lastToken = token;
+            lastTokenHolder = who;
+        }
+
+        /**
+         * The end of the last holder's critical section, just before its release; 0 before the first grant. Guarded
+         * by the lock under test. Under constant contention (every contender queues again at once) the time from it
+         * to the next grant is a hand-off.
+         */
+        volatile long lastExit;
+
+        int slowHandoffs;
+
+        /**
+         * With BLOCKING_WAKEUP, counts the hand-offs (from {@link #lastExit} to this grant) longer than {@code
+         * max(4 × handoff, 100 ms) × f}; more than one in twenty of the grants the test makes is a lost wake-up,
+         * which a crowd of waiters hides from a test that counts only grants.
+         */
+        void handedOver(LockClient client, String who) {
+            long last = lastExit;
+            if (last == 0 || !env.has(LockFeature.BLOCKING_WAKEUP)) {
+                return;
+            }
+            Duration four = env.timings().handoff().multipliedBy(4);
+            Duration tail = TckEnv.allow(four.compareTo(Duration.ofMillis(100)) > 0 ? four : Duration.ofMillis(100));
+            long took = System.nanoTime() - last;
+            if (took > tail.toNanos() && ++slowHandoffs > Math.max(1, expectedGrants / 20)) {
+                violation.compareAndSet(
+                        null,
+                        env.at(client, key) + slowHandoffs + " hand-offs under constant contention took longer than "
+                                + tail.toMillis() + " ms (x factor; at most one in twenty of the " + expectedGrants
+                                + " grants may), the last to " + who + " (" + Probes.ms(took) + "): BLOCKING_WAKEUP"
+                                + " declared, so a release must wake a waiter; a lost wake-up leaves the waiters to"
+                                + " a fallback re-check");
+            }
+        }
+
+        /** The grants the test makes; set before the contenders start. */
+        int expectedGrants;
+
         void check() {
             assertThat(violation.get()).as("exclusion violation").isNull();
             assertThat(counter)
@@ -125,6 +187,7 @@ public final class MutualExclusionContract {
                     Section s = sections.get(ThreadLocalRandom.current().nextInt(sections.size()));
                     try (LockLease lease = client.lock(s.key).acquire(Duration.ofSeconds(30))) {
                         s.enter(client, who, 0);
+                        s.fenced(client, who, lease); // still held: in grant order
                     }
                 }
                 return null;
@@ -154,6 +217,7 @@ public final class MutualExclusionContract {
             throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Void>> futures = new ArrayList<>();
+        section.expectedGrants = contenders * rounds;
         for (int i = 0; i < contenders; i++) {
             LockClient client = clientOf.apply(i);
             String who = nameOf.apply(i);
@@ -161,11 +225,17 @@ public final class MutualExclusionContract {
                 start.await();
                 for (int j = 0; j < rounds; j++) {
                     try (LockLease lease = client.lock(section.key).acquire(Duration.ofSeconds(30))) {
+                        section.handedOver(client, who);
                         section.enter(client, who, 300_000);
+                        section.fenced(client, who, lease); // still held: in grant order
                         if (!lease.isValid()) {
                             section.violation.compareAndSet(
                                     null, env.at(client, section.key) + who + " got a lease that is not valid");
                         }
+                        section.lastExit = System.nanoTime();
+                    }
+                    if (section.violation.get() != null) {
+                        break; // judged below; a stalled hand-off need not be waited out 360 times
                     }
                 }
                 return null;
@@ -175,6 +245,9 @@ public final class MutualExclusionContract {
         for (Future<Void> f : futures) {
             f.get(90, TimeUnit.SECONDS);
         }
+        assertThat(section.violation.get())
+                .as("exclusion or hand-off violation")
+                .isNull();
         assertThat(section.grants.get()).isEqualTo(contenders * rounds);
     }
 

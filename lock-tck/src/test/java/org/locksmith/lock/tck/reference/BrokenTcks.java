@@ -752,4 +752,82 @@ final class BrokenTcks {
             return "reference-memory-param-" + configuration;
         }
     }
+
+    /** Declares BLOCKING_WAKEUP, but every second release notifies no waiter: a waiter that missed one re-checks 500 ms on. */
+    static class DropsAlternateReleaseNotifications extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-drops-alternate-release-notifications";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.DROPS_ALTERNATE_RELEASE_NOTIFICATIONS);
+        }
+    }
+
+    /** Keeps a key's wait queue under the key plus ":w", in the name space of the locks. */
+    static class QueueUnderDerivedName extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-queue-under-derived-name";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.QUEUE_UNDER_DERIVED_NAME);
+        }
+    }
+
+    /** Starts a listener thread per wait and leaves it running when close() cancels the wait. */
+    static class LeaksListenerOfCancelledWaiter extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-leaks-listener-of-cancelled-waiter";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.LEAKS_LISTENER_OF_CANCELLED_WAITER);
+        }
+    }
+
+    /** Hands a released key to the first waiter in the store; a waiter giving up at that moment leaves it granted to nobody. */
+    static class OrphansRacedHandoff extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-orphans-raced-handoff";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.ORPHANS_RACED_HANDOFF);
+        }
+    }
+
+    /** Declares FAIR, but keeps eight queue places; later waiters take them newest first. */
+    static class QueueOfEight extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-queue-of-eight";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.QUEUE_OF_EIGHT);
+        }
+    }
+
+    /** Draws the fencing token when the request starts, in a call of its own, not when the key is granted. */
+    static class TokenStampedAtRequest extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-token-stamped-at-request";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.TOKEN_STAMPED_AT_REQUEST);
+        }
+    }
 }

@@ -149,7 +149,55 @@ final class MemoryLockBackend implements LockBackend {
          * A wait that reaches its deadline returns without removing its queue entry (as a sequential queue node not
          * deleted on timeout): the ghost at the head of the queue keeps every later acquire of the key out.
          */
-        LEAKS_WAITER_ON_TIMEOUT
+        LEAKS_WAITER_ON_TIMEOUT,
+        /**
+         * Every second release of the store notifies no waiter (as a notification channel that drops a share of
+         * its messages would); a waiter that missed one finds the key free at its fallback re-check, 500 ms on. Each
+         * round of a hand-off test with a fixed number of releases lines the dropped ones up with releases nobody
+         * waits for.
+         */
+        DROPS_ALTERNATE_RELEASE_NOTIFICATIONS,
+        /**
+         * Keeps a key's wait queue in the same name space as the locks, under the key's name plus {@code ":w"}:
+         * while {@code k} has waiters, a lock named {@code k:w} is taken.
+         */
+        QUEUE_UNDER_DERIVED_NAME,
+        /**
+         * Starts a wake-up listener thread per wait and stops it when the wait ends by a grant, its deadline or an
+         * interrupt, not when it is cancelled (by close or by a cancelled future): closing a client with a waiter
+         * leaks a thread.
+         */
+        LEAKS_LISTENER_OF_CANCELLED_WAITER,
+        /**
+         * Hands a released key over in the store to the first waiter; a waiter that gives up (deadline, cancel,
+         * interrupt) deletes its queue entry in a store call of its own, 2 ms long, without looking whether the key
+         * was handed to it meanwhile: the key stays granted to nobody until that grant's lease runs out.
+         */
+        ORPHANS_RACED_HANDOFF,
+        /**
+         * Declares FAIR, but the queue keeps eight places; later waiters wait on a stack beside it and take the
+         * places as they free, newest first.
+         */
+        QUEUE_OF_EIGHT,
+        /**
+         * Draws the fencing token in a store call of its own (0.5 ms) when the request starts, not when the key is
+         * granted: a request that draws its token first may be granted after one that drew a later token.
+         */
+        TOKEN_STAMPED_AT_REQUEST
+    }
+
+    /** A waiter's queue entry under {@link Defect#ORPHANS_RACED_HANDOFF}: the store hands the key to it. */
+    private final class Pending {
+        final AcquireRequest request;
+        Grant assigned; // guarded by the store lock
+
+        Pending(AcquireRequest request) {
+            this.request = request;
+        }
+
+        MemoryLockBackend owner() {
+            return MemoryLockBackend.this;
+        }
     }
 
     /**
@@ -314,6 +362,19 @@ final class MemoryLockBackend implements LockBackend {
             // The bug: seconds handed to a call that counts milliseconds.
             deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toSeconds(remaining));
         }
+        long requestToken = 0;
+        if (has(Defect.TOKEN_STAMPED_AT_REQUEST)) {
+            store.lock.lock();
+            try {
+                checkUp();
+                requestToken = nextToken(key, null); // the bug: drawn before the grant, in a call of its own
+            } finally {
+                store.lock.unlock();
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(500_000); // the round trip to the acquire call
+        }
+        Thread listener = has(Defect.LEAKS_LISTENER_OF_CANCELLED_WAITER) && !request.isTry() ? startListener() : null;
+        boolean leakListener = false;
         // Lock.lock() (not interruptible): an interrupt is noted, the wait goes on in place, the status is restored.
         boolean absorbedInterrupt = false;
         store.lock.lock();
@@ -329,6 +390,9 @@ final class MemoryLockBackend implements LockBackend {
                 long now = System.nanoTime();
                 expireIfDue(key, ks, now);
                 boolean restarting = now - store.grantsFromNanos < 0 && !has(Defect.GRANTS_RIGHT_AFTER_RESTART);
+                if (me instanceof Pending p && p.assigned != null) {
+                    return p.assigned; // handed over by a release
+                }
                 Object owner = storeOwner();
                 if (owner != null && ks.holder != null && ks.holder.storeOwner == owner) {
                     // The bug: the store sees the same owner and counts a re-entry.
@@ -338,11 +402,18 @@ final class MemoryLockBackend implements LockBackend {
                     ks.holder.storeHolds[0]++;
                     return new Grant(key, request, now, ks.holder.token, ks.holder.storeHolds);
                 }
-                if (ks.holder == null && !restarting && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)) {
+                if (ks.holder == null
+                        && !restarting
+                        && (me == null ? ks.waiters.isEmpty() : nextInLine(ks) == me)
+                        && !queueNameTaken(key)) {
                     if (me != null) {
                         ks.waiters.remove(me);
                     }
-                    Grant g = new Grant(key, request, now, nextToken(key, ks));
+                    Grant g = new Grant(
+                            key,
+                            request,
+                            now,
+                            has(Defect.TOKEN_STAMPED_AT_REQUEST) ? requestToken : nextToken(key, ks));
                     ks.holder = g;
                     return g;
                 }
@@ -360,11 +431,12 @@ final class MemoryLockBackend implements LockBackend {
                     if (!(left <= 0 && has(Defect.LEAKS_WAITER_ON_TIMEOUT))) {
                         leave(key, ks, me);
                     }
+                    leakListener = left > 0;
                     return null;
                 }
                 if (me == null) {
-                    me = new Object();
-                    ks.waiters.add(me);
+                    me = has(Defect.ORPHANS_RACED_HANDOFF) ? new Pending(request) : new Object();
+                    join(ks, me);
                 }
                 long wait = left;
                 Grant h = ks.holder;
@@ -380,6 +452,9 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 if (poll > 0) {
                     wait = Math.min(wait, poll);
+                }
+                if (has(Defect.DROPS_ALTERNATE_RELEASE_NOTIFICATIONS)) {
+                    wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(500)); // the fallback re-check
                 }
                 try {
                     if (poll > 0) {
@@ -402,7 +477,17 @@ final class MemoryLockBackend implements LockBackend {
                     } else {
                         store.changed.awaitNanos(wait);
                     }
+                    boolean pastDeadline = deadline != Long.MAX_VALUE && deadline - System.nanoTime() <= 0;
+                    if (has(Defect.ORPHANS_RACED_HANDOFF) && (request.isCancelled() || pastDeadline)) {
+                        giveUpWithoutLooking(key, ks, me);
+                        leakListener = !pastDeadline;
+                        return null;
+                    }
                 } catch (InterruptedException e) {
+                    if (has(Defect.ORPHANS_RACED_HANDOFF) && request.isInterruptible()) {
+                        giveUpWithoutLooking(key, ks, me);
+                        throw e;
+                    }
                     if (!request.isInterruptible() && !has(Defect.REQUEUES_ON_INTERRUPT)) {
                         absorbedInterrupt = !has(Defect.SWALLOWS_INTERRUPT);
                         continue;
@@ -428,7 +513,70 @@ final class MemoryLockBackend implements LockBackend {
             if (absorbedInterrupt) {
                 Thread.currentThread().interrupt();
             }
+            if (listener != null && !leakListener) {
+                listener.interrupt(); // the bug: a cancelled wait does not get here with leakListener false
+            }
         }
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger LISTENERS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The {@link Defect#LEAKS_LISTENER_OF_CANCELLED_WAITER} thread: parks until interrupted. */
+    private Thread startListener() {
+        Thread t = new Thread(
+                () -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    }
+                    LEAKED_HOUSEKEEPERS.remove(Thread.currentThread());
+                },
+                name + "-wakeup-listener-" + LISTENERS.incrementAndGet());
+        t.setDaemon(true);
+        LEAKED_HOUSEKEEPERS.add(t);
+        t.start();
+        return t;
+    }
+
+    /** Queues {@code me}; under {@link Defect#QUEUE_OF_EIGHT} past eight places, on a stack. Caller holds the lock. */
+    private void join(MemoryStore.KeyState ks, Object me) {
+        if (has(Defect.QUEUE_OF_EIGHT) && ks.waiters.size() >= 8) {
+            java.util.ArrayDeque<Object> overflow = new java.util.ArrayDeque<>();
+            while (ks.waiters.size() > 8) {
+                overflow.addFirst(ks.waiters.pollLast());
+            }
+            ks.waiters.add(me); // the bug: the newest overflow waiter goes first
+            ks.waiters.addAll(overflow);
+        } else {
+            ks.waiters.add(me);
+        }
+    }
+
+    /**
+     * {@link Defect#QUEUE_UNDER_DERIVED_NAME}: whether {@code key} names the wait queue of another key that has
+     * waiters. Caller holds the store lock.
+     */
+    private boolean queueNameTaken(String key) {
+        if (!has(Defect.QUEUE_UNDER_DERIVED_NAME) || !key.endsWith(":w")) {
+            return false;
+        }
+        MemoryStore.KeyState base = store.keys.get(key.substring(0, key.length() - 2));
+        return base != null && !base.waiters.isEmpty();
+    }
+
+    /**
+     * {@link Defect#ORPHANS_RACED_HANDOFF}: deletes the queue entry in a store call of its own, and does not look
+     * whether a release handed the key over meanwhile. Caller holds the store lock; it is let go for the call.
+     */
+    private void giveUpWithoutLooking(String key, MemoryStore.KeyState ks, Object me) {
+        store.lock.unlock();
+        try {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        } finally {
+            store.lock.lock();
+        }
+        ks.waiters.remove(me);
+        store.dropIfUnused(key, ks); // the bug: a grant handed to me stays, held by nobody
     }
 
     /**
@@ -701,7 +849,15 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 boolean mine = ks.holder == this;
                 ks.holder = null;
-                if (!(sawOutage && has(Defect.WAKEUPS_LOST_AFTER_OUTAGE))) {
+                if (has(Defect.ORPHANS_RACED_HANDOFF) && ks.waiters.peekFirst() instanceof Pending p) {
+                    ks.waiters.pollFirst();
+                    Grant handed = p.owner().new Grant(key, p.request, System.nanoTime(), nextToken(key, ks));
+                    ks.holder = handed;
+                    p.assigned = handed;
+                }
+                boolean dropped = has(Defect.DROPS_ALTERNATE_RELEASE_NOTIFICATIONS)
+                        && store.releaseNotifications.incrementAndGet() % 2 == 0;
+                if (!(sawOutage && has(Defect.WAKEUPS_LOST_AFTER_OUTAGE)) && !dropped) {
                     store.changed.signalAll();
                 }
                 store.dropIfUnused(key, ks);

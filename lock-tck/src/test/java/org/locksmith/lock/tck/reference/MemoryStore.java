@@ -31,6 +31,8 @@ final class MemoryStore {
     final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
     /** Requests served: every acquire attempt or re-check, renewal round and release, as a server would count. */
     final java.util.concurrent.atomic.AtomicLong operations = new java.util.concurrent.atomic.AtomicLong();
+    /** Releases counted by the defect that drops every second release notification. */
+    final java.util.concurrent.atomic.AtomicLong releaseNotifications = new java.util.concurrent.atomic.AtomicLong();
 
     static final class KeyState {
         MemoryLockBackend.Grant holder;
