@@ -25,6 +25,7 @@ import org.locksmith.lock.tck.internal.FaultLoadContract;
 import org.locksmith.lock.tck.internal.FencingContract;
 import org.locksmith.lock.tck.internal.KeyContract;
 import org.locksmith.lock.tck.internal.LeaseContract;
+import org.locksmith.lock.tck.internal.LeaseEndContract;
 import org.locksmith.lock.tck.internal.MutualExclusionContract;
 import org.locksmith.lock.tck.internal.OwnershipContract;
 import org.locksmith.lock.tck.internal.StoreContract;
@@ -586,5 +587,40 @@ public abstract class LockTck {
     @Test
     public void c17_detached_lossIsReported() throws Exception {
         new DetachedContract(env).lossIsReported();
+    }
+
+    // ---- Lease ends in one JVM: abandoned holders, stale releases, renewals racing releases (c04, c07, c08) -----
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
+        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
+        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
+    }
+
+    @Test
+    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterOutage();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
+        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
     }
 }

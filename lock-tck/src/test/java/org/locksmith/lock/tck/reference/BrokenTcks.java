@@ -605,9 +605,14 @@ final class BrokenTcks {
         }
 
         @Override
+        Path dir() {
+            return FileReferenceTckTest.ensure(
+                    DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory()));
+        }
+
+        @Override
         String url() {
-            Path dir = DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory());
-            return "file://" + FileReferenceTckTest.ensure(dir) + "?" + parameters();
+            return "file://" + dir() + "?" + parameters();
         }
 
         @AfterAll
@@ -750,6 +755,86 @@ final class BrokenTcks {
         @Override
         String name() {
             return "reference-memory-param-" + configuration;
+        }
+    }
+
+    // ---- Lease ends: abandoned holders, stale releases, renewals racing releases ----
+
+    /** The store keeps unrenewed leases 30% longer than declared; no worker hooks, so only the in-JVM abandon shows it. */
+    static class StoreKeepsLeasesLonger extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-store-keeps-leases-longer";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.STORE_KEEPS_LEASES_LONGER);
+        }
+    }
+
+    /** The store keeps leases a quarter shorter than declared: the core trusts a lease the store dropped. */
+    static class StoreKeepsLeasesShorter extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-store-keeps-leases-shorter";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.STORE_KEEPS_LEASES_SHORTER);
+        }
+    }
+
+    /** Waiters hear of releases only: an expired key is found free at the waiter's deadline. */
+    static class WaiterBlindToExpiry extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-waiter-blind-to-expiry";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.WAITER_BLIND_TO_EXPIRY);
+        }
+    }
+
+    /** A release whose lease ran out in the store frees the key without the owner check. */
+    static class ReleaseUncheckedOnceExpired extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-unchecked-once-expired";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_UNCHECKED_ONCE_EXPIRED);
+        }
+    }
+
+    /** Renewals reported at once and written 30 ms later as an upsert: a release in between is undone. */
+    static class RenewalWrittenLate extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renewal-written-late";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEWAL_WRITTEN_LATE);
+        }
+    }
+
+    /** After a failed renewal, releases skip the owner check. */
+    static class ReleaseUncheckedAfterFailedRenewal extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-unchecked-after-failed-renewal";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL);
         }
     }
 }
