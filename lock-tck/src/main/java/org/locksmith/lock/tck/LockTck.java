@@ -623,4 +623,11 @@ public abstract class LockTck {
     public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
         new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
     }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
+        new LeaseEndContract(env).abandonedClientFreesWithinSession();
+    }
 }

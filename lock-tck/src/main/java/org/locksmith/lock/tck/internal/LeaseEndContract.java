@@ -166,6 +166,40 @@ public final class LeaseEndContract {
                 .isLessThanOrEqualTo(bound.toMillis());
     }
 
+    /**
+     * c09: a SESSION_BOUND client abandoned while holding, as a crash would (renewals stopped, connections closed
+     * without a release, through the core's {@link Abandonment#abandon}), frees its key within the session timeout:
+     * a waiter with a longer deadline is granted no later than session + {@link #expirySlack()} after the abandon.
+     */
+    public void abandonedClientFreesWithinSession() throws Exception {
+        env.requireFeature(LockFeature.SESSION_BOUND);
+        LockClient a = env.client("A");
+        LockClient b = env.client("B");
+        String key = env.key("abandoned-session");
+        a.lock(key).acquire(Duration.ofSeconds(5));
+        Assumptions.assumeTrue(
+                Abandonment.abandon(a),
+                TckEnv.NEEDS + "a client built on the core (Locks.client) for its abandon hook, which this client"
+                        + " is not");
+        long abandoned = System.nanoTime();
+        Duration bound = t().sessionTimeout().plus(expirySlack());
+        Probes.Timed<LockLease> next = Probes.acquireWithin(
+                env,
+                b,
+                key,
+                bound.plus(TckEnv.allow(Duration.ofSeconds(2))),
+                "after client A was abandoned holding it (connections closed without a release; session "
+                        + t().sessionTimeout().toMillis() + " ms)");
+        long ms = TckEnv.millisSince(abandoned);
+        next.value().release();
+        env.note("client abandoned -> next grant (ms)", ms);
+        assertThat(ms)
+                .as(env.at(b, key) + "granted " + ms + " ms after client A was abandoned holding the key, allowed "
+                        + bound.toMillis() + " ms (session "
+                        + t().sessionTimeout().toMillis() + " ms)")
+                .isLessThanOrEqualTo(bound.toMillis());
+    }
+
     /** One way a holder can lose its lease behind its back, as the backend's hooks and features allow. */
     private record Loss(String how, Inflict inflict) {}
 
@@ -216,14 +250,38 @@ public final class LeaseEndContract {
                 return null;
             }));
         }
-        for (Future<?> run : runs) {
-            try {
-                run.get(100, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (e.getCause() instanceof Error error) {
-                    throw error;
+        awaitAll(runs);
+    }
+
+    /** Waits for every run, failing with the first failure as soon as it happens (the others are then abandoned). */
+    private static void awaitAll(List<Future<?>> runs) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
+        List<Future<?>> left = new ArrayList<>(runs);
+        while (!left.isEmpty()) {
+            for (java.util.Iterator<Future<?>> it = left.iterator(); it.hasNext(); ) {
+                Future<?> run = it.next();
+                if (run.isDone()) {
+                    it.remove();
+                    try {
+                        run.get();
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        if (e.getCause() instanceof Error error) {
+                            throw error;
+                        }
+                        throw e;
+                    }
                 }
-                throw e;
+            }
+            if (left.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() - end > 0) {
+                throw new java.util.concurrent.TimeoutException(left.size() + " runs still going after 100 s");
+            }
+            try {
+                left.get(0).get(20, TimeUnit.MILLISECONDS); // the pace of this loop
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException stillGoing) {
+                // looked at in the next pass
             }
         }
     }
@@ -371,7 +429,9 @@ public final class LeaseEndContract {
                 int mine = side;
                 runs.add(env.fork(() -> {
                     for (int i = mine; i < turns; i += 2) {
-                        turn[mine].acquire();
+                        if (!turn[mine].tryAcquire(100, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("turn " + i + " never came: the other side failed");
+                        }
                         long askedAt = System.nanoTime();
                         LockLease lease;
                         try {
@@ -418,26 +478,22 @@ public final class LeaseEndContract {
                 }));
             }
         }
-        for (Future<?> run : runs) {
-            try {
-                run.get(100, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (e.getCause() instanceof Error error) {
-                    throw error;
-                }
-                throw e;
-            }
-        }
+        awaitAll(runs);
         // A renewal still in flight at the last release lands within one more renewal interval.
         Duration settle = t().renewInterval().plusMillis(100);
         Thread.sleep(settle.toMillis()); // a fixed pause, not a condition
+        // What one plain cycle leaves in the store (a fencing counter, say), on a key no renewal ever touched.
+        String control = env.key("race-control");
+        Probes.assertGrantable(env, c, control, "(a key of its own)");
+        OptionalInt baseline = env.storeEntries(control);
         for (String key : names) {
             Probes.assertGrantable(env, c, key, "after both clients released it and renewals settled");
             OptionalInt entries = env.storeEntries(key);
-            if (entries.isPresent()) {
+            if (entries.isPresent() && baseline.isPresent()) {
                 assertThat(entries.getAsInt())
-                        .as(env.at(key) + "store records of a released key after renewal rounds raced its releases")
-                        .isZero();
+                        .as(env.at(key) + "store records of a released key after renewal rounds raced its releases,"
+                                + " against a key acquired and released once")
+                        .isLessThanOrEqualTo(baseline.getAsInt());
             }
         }
     }

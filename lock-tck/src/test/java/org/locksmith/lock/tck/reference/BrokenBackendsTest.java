@@ -612,6 +612,13 @@ class BrokenBackendsTest {
                 "not owner-checked");
     }
 
+    @Test
+    void aCloseThatKeepsTheSessionsLocksNeverFreesAnAbandonedClient() throws Exception {
+        assertCaught(
+                BrokenTcks.CloseKeepsSessionLocks.class, "c09_session_abandonedClientFreesWithinSession", "abandoned");
+        assertAllPass(BrokenTcks.ReferenceSessionOnly.class, List.of("c09_session_abandonedClientFreesWithinSession"));
+    }
+
     /** The memory and file references pass the tests the broken backends above fail. */
     @Test
     void referencesPassTheLeaseEndTests() {
@@ -620,7 +627,8 @@ class BrokenBackendsTest {
                 "c07_leaseExpiry_waiterGrantedWhenLeaseEnds",
                 "c04_ownership_staleReleaseAfterEveryWayOfLoss",
                 "c04_ownership_staleReleaseAfterOutage",
-                "c08_renewal_renewalsRacingReleasesTouchNothing");
+                "c08_renewal_renewalsRacingReleasesTouchNothing",
+                "c09_session_abandonedClientFreesWithinSession");
         assertAllPass(MemoryReferenceTckTest.class, tests);
         assertAllPass(BrokenTcks.ReferenceWithoutRenewal.class, tests.subList(0, 4));
         assertAllPass(BrokenTcks.FileReference.class, tests.subList(0, 3));

@@ -837,4 +837,44 @@ final class BrokenTcks {
             return Set.of(MemoryLockBackend.Defect.RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL);
         }
     }
+
+    /** SESSION_BOUND without leases, but close() leaves the session's locks taken: an abandoned client's keys never free. */
+    static class CloseKeepsSessionLocks extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-close-keeps-session-locks";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return SESSION_ONLY;
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.CLOSE_KEEPS_SESSION_LOCKS);
+        }
+    }
+
+    /** Correct, SESSION_BOUND without leases or renewal: the reference for an abandoned session-bound client. */
+    static class ReferenceSessionOnly extends MemoryTck {
+        @Override
+        String name() {
+            return "reference-memory-session-only";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return SESSION_ONLY;
+        }
+    }
+
+    static final Set<LockFeature> SESSION_ONLY;
+
+    static {
+        EnumSet<LockFeature> f = EnumSet.copyOf(MemoryLockBackend.ALL);
+        f.remove(LockFeature.AUTO_RENEWAL);
+        f.remove(LockFeature.LEASE_EXPIRY);
+        SESSION_ONLY = f;
+    }
 }

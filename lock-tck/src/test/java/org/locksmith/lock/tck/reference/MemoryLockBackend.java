@@ -178,7 +178,12 @@ final class MemoryLockBackend implements LockBackend {
          * After a renewal of this client failed (store unreachable), its releases skip the owner check ("force" the
          * release of a lease whose state is unknown).
          */
-        RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL
+        RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL,
+        /**
+         * close() leaves the locks of its session in the store (as a pooled connection handed back with its session
+         * locks still taken would): a SESSION_BOUND client abandoned without releasing never frees its keys.
+         */
+        CLOSE_KEEPS_SESSION_LOCKS
     }
 
     /** Writes the {@link Defect#RENEWAL_WRITTEN_LATE} renewals. */
@@ -590,6 +595,28 @@ final class MemoryLockBackend implements LockBackend {
         }
     }
 
+    /** The session ends with the client's connection: the store drops the locks it still holds for it. */
+    private void endSession() {
+        store.lock.lock();
+        try {
+            for (Iterator<Map.Entry<String, MemoryStore.KeyState>> it =
+                            store.keys.entrySet().iterator();
+                    it.hasNext(); ) {
+                MemoryStore.KeyState ks = it.next().getValue();
+                Grant h = ks.holder;
+                if (h != null && h.client() == this) {
+                    ks.holder = null;
+                    if (ks.waiters.isEmpty() && ks.abandoned == 0) {
+                        it.remove();
+                    }
+                }
+            }
+            store.changed.signalAll();
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
         long sentAt = System.nanoTime();
@@ -656,7 +683,10 @@ final class MemoryLockBackend implements LockBackend {
         if (f != null) {
             f.shutdownNow(); // the bug: what is queued is dropped, not sent
         }
-        // The store belongs to the test; only this client's "connection" to it ends.
+        // The store belongs to the test; only this client's "connection" to it ends, and with it the session's locks.
+        if (features.contains(LockFeature.SESSION_BOUND) && !has(Defect.CLOSE_KEEPS_SESSION_LOCKS)) {
+            endSession();
+        }
         if (!has(Defect.LEAKS_CONNECTION)) {
             store.connections.decrementAndGet();
         }
