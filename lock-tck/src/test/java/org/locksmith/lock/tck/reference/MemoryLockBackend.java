@@ -683,8 +683,11 @@ final class MemoryLockBackend implements LockBackend {
         if (f != null) {
             f.shutdownNow(); // the bug: what is queued is dropped, not sent
         }
-        // The store belongs to the test; only this client's "connection" to it ends, and with it the session's locks.
-        if (features.contains(LockFeature.SESSION_BOUND) && !has(Defect.CLOSE_KEEPS_SESSION_LOCKS)) {
+        // The store belongs to the test; only this client's "connection" to it ends. A store bound to sessions alone
+        // drops the session's locks with it; with leases, they expire (as they did before sessions were modelled).
+        if (features.contains(LockFeature.SESSION_BOUND)
+                && !features.contains(LockFeature.LEASE_EXPIRY)
+                && !has(Defect.CLOSE_KEEPS_SESSION_LOCKS)) {
             endSession();
         }
         if (!has(Defect.LEAKS_CONNECTION)) {
