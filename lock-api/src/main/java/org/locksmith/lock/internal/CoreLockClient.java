@@ -550,8 +550,49 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
+    /**
+     * Stops renewing: no renewal round starts after this returns, and none is in flight. The held leases stay held
+     * and keep their validity clock, so they run out (reported lost at their valid-until time) while every other
+     * call, releases included, still reaches the store, as in a process whose renewer thread stalled. For test kits
+     * ({@link org.locksmith.lock.spi.Abandonment#stopRenewals}).
+     */
+    public void stopRenewals() {
+        if (renewer == null) {
+            return;
+        }
+        renewer.shutdownNow();
+        try {
+            if (!renewer.awaitTermination(CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                throw new IllegalStateException("the renewal round of '" + name + "' did not end in 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the renewals of '" + name + "'", e);
+        }
+        for (CoreLease lease : held.values()) {
+            if (!lease.expiryWatched()) {
+                watchExpiry(lease);
+            }
+        }
+    }
+
+    /**
+     * Ends this client as a crash of its process would: renewals stop, waiters fail, and the backend is closed
+     * without releasing any lease, so the store frees them by itself (lease expiry, session end). The leases keep
+     * their validity clock; the client is closed. For test kits ({@link
+     * org.locksmith.lock.spi.Abandonment#abandon}).
+     */
+    public void abandon() {
+        stopRenewals();
+        close(false);
+    }
+
     @Override
     public void close() {
+        close(true);
+    }
+
+    private void close(boolean releaseLeases) {
         closeLock.lock();
         try {
             if (closed) {
@@ -596,7 +637,11 @@ public final class CoreLockClient implements LockClient {
                     waiting.size() + " acquire(s) still in backend '" + name
                             + "' after close; the backend did not honour cancellation");
         }
-        releaseAllOnClose();
+        if (releaseLeases) {
+            releaseAllOnClose();
+        } else {
+            held.clear(); // abandoned: the store frees them by itself
+        }
         ExecutorService waits = asyncWaits;
         if (waits != null) {
             waits.shutdown(); // every wait ended above: its future failed or got its lease, which close() released

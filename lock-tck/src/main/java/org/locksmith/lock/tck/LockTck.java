@@ -27,6 +27,7 @@ import org.locksmith.lock.tck.internal.FencingContract;
 import org.locksmith.lock.tck.internal.HandoffContract;
 import org.locksmith.lock.tck.internal.KeyContract;
 import org.locksmith.lock.tck.internal.LeaseContract;
+import org.locksmith.lock.tck.internal.LeaseEndContract;
 import org.locksmith.lock.tck.internal.MutualExclusionContract;
 import org.locksmith.lock.tck.internal.OwnershipContract;
 import org.locksmith.lock.tck.internal.StoreContract;
@@ -616,5 +617,47 @@ public abstract class LockTck {
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c14_keys_derivedNamesIndependent() throws Exception {
         new DerivedNamesContract(env).derivedNamesIndependent();
+    }
+
+    // ---- Lease ends in one JVM: abandoned holders, stale releases, renewals racing releases (c04, c07, c08) -----
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
+        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
+        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
+    }
+
+    @Test
+    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterOutage();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
+        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
+        new LeaseEndContract(env).abandonedClientFreesWithinSession();
     }
 }

@@ -54,7 +54,7 @@ class BrokenBackendsTest {
         Map<String, TestExecutionResult> results = run(reference, tests.toArray(String[]::new));
         for (String t : tests) {
             assertThat(results.get(t))
-                    .as(reference.getSimpleName() + " on " + t)
+                    .as(reference.getSimpleName() + " on " + t + ": " + results.get(t))
                     .isNotNull()
                     .extracting(TestExecutionResult::getStatus)
                     .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
@@ -630,5 +630,78 @@ class BrokenBackendsTest {
         assertAllPass(
                 BrokenTcks.FileReference.class,
                 tests.stream().filter(t -> !t.startsWith("c12")).toList()); // the file backend is not FAIR
+    }
+
+    // ---- Lease ends: abandoned holders, stale releases, renewals racing releases ----
+
+    @Test
+    void aStoreKeepingUnrenewedLeasesLongerThanDeclaredIsCaughtInOneJvm() throws Exception {
+        assertCaught(
+                BrokenTcks.StoreKeepsLeasesLonger.class,
+                "c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime",
+                "longer than its declared");
+    }
+
+    @Test
+    void aStoreKeepingLeasesShorterThanDeclaredLeavesTwoValidHolders() throws Exception {
+        assertCaught(
+                BrokenTcks.StoreKeepsLeasesShorter.class,
+                "c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime",
+                "two valid holders");
+        assertCaught(
+                BrokenTcks.StoreKeepsLeasesShorter.class,
+                "c07_leaseExpiry_waiterGrantedWhenLeaseEnds",
+                "two valid holders");
+    }
+
+    @Test
+    void aWaiterBlindToExpiryIsGrantedOnlyAtItsDeadline() throws Exception {
+        assertCaught(
+                BrokenTcks.WaiterBlindToExpiry.class,
+                "c07_leaseExpiry_waiterGrantedWhenLeaseEnds",
+                "not told the lease ended");
+    }
+
+    @Test
+    void aReleaseUncheckedOnceItsLeaseExpiredFreesTheNextHolder() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseUncheckedOnceExpired.class,
+                "c04_ownership_staleReleaseAfterEveryWayOfLoss",
+                "renewals stopped and its lease expired");
+    }
+
+    @Test
+    void aRenewalWrittenAfterTheReleaseTakesTheKeyBack() throws Exception {
+        assertCaught(BrokenTcks.RenewalWrittenLate.class, "c08_renewal_renewalsRacingReleasesTouchNothing", "renewal");
+    }
+
+    @Test
+    void aReleaseUncheckedAfterAFailedRenewalFreesTheNextHolder() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleaseUncheckedAfterFailedRenewal.class,
+                "c04_ownership_staleReleaseAfterOutage",
+                "not owner-checked");
+    }
+
+    @Test
+    void aCloseThatKeepsTheSessionsLocksNeverFreesAnAbandonedClient() throws Exception {
+        assertCaught(
+                BrokenTcks.CloseKeepsSessionLocks.class, "c09_session_abandonedClientFreesWithinSession", "abandoned");
+        assertAllPass(BrokenTcks.ReferenceSessionOnly.class, List.of("c09_session_abandonedClientFreesWithinSession"));
+    }
+
+    /** The memory and file references pass the tests the broken backends above fail. */
+    @Test
+    void referencesPassTheLeaseEndTests() {
+        List<String> tests = List.of(
+                "c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime",
+                "c07_leaseExpiry_waiterGrantedWhenLeaseEnds",
+                "c04_ownership_staleReleaseAfterEveryWayOfLoss",
+                "c04_ownership_staleReleaseAfterOutage",
+                "c08_renewal_renewalsRacingReleasesTouchNothing",
+                "c09_session_abandonedClientFreesWithinSession");
+        assertAllPass(MemoryReferenceTckTest.class, tests);
+        assertAllPass(BrokenTcks.ReferenceWithoutRenewal.class, tests.subList(0, 4));
+        assertAllPass(BrokenTcks.FileReference.class, tests.subList(0, 3));
     }
 }

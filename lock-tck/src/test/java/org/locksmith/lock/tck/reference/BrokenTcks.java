@@ -605,9 +605,14 @@ final class BrokenTcks {
         }
 
         @Override
+        Path dir() {
+            return FileReferenceTckTest.ensure(
+                    DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory()));
+        }
+
+        @Override
         String url() {
-            Path dir = DIRS.computeIfAbsent(getClass(), c -> FileReferenceTckTest.newDirectory());
-            return "file://" + FileReferenceTckTest.ensure(dir) + "?" + parameters();
+            return "file://" + dir() + "?" + parameters();
         }
 
         @AfterAll
@@ -829,5 +834,125 @@ final class BrokenTcks {
         Set<MemoryLockBackend.Defect> defects() {
             return Set.of(MemoryLockBackend.Defect.TOKEN_STAMPED_AT_REQUEST);
         }
+    }
+
+    // ---- Lease ends: abandoned holders, stale releases, renewals racing releases ----
+
+    /** The store keeps unrenewed leases 30% longer than declared; no worker hooks, so only the in-JVM abandon shows it. */
+    static class StoreKeepsLeasesLonger extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-store-keeps-leases-longer";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.STORE_KEEPS_LEASES_LONGER);
+        }
+    }
+
+    /** The store keeps leases a quarter shorter than declared: the core trusts a lease the store dropped. */
+    static class StoreKeepsLeasesShorter extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-store-keeps-leases-shorter";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.STORE_KEEPS_LEASES_SHORTER);
+        }
+    }
+
+    /** Waiters hear of releases only: an expired key is found free at the waiter's deadline. */
+    static class WaiterBlindToExpiry extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-waiter-blind-to-expiry";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.WAITER_BLIND_TO_EXPIRY);
+        }
+    }
+
+    /** A release whose lease ran out in the store frees the key without the owner check. */
+    static class ReleaseUncheckedOnceExpired extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-unchecked-once-expired";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_UNCHECKED_ONCE_EXPIRED);
+        }
+    }
+
+    /** Renewals reported at once and written 30 ms later as an upsert: a release in between is undone. */
+    static class RenewalWrittenLate extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renewal-written-late";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEWAL_WRITTEN_LATE);
+        }
+    }
+
+    /** After a failed renewal, releases skip the owner check. */
+    static class ReleaseUncheckedAfterFailedRenewal extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-release-unchecked-after-failed-renewal";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL);
+        }
+    }
+
+    /** SESSION_BOUND without leases, but close() leaves the session's locks taken: an abandoned client's keys never free. */
+    static class CloseKeepsSessionLocks extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-close-keeps-session-locks";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return SESSION_ONLY;
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.CLOSE_KEEPS_SESSION_LOCKS);
+        }
+    }
+
+    /** Correct, SESSION_BOUND without leases or renewal: the reference for an abandoned session-bound client. */
+    static class ReferenceSessionOnly extends MemoryTck {
+        @Override
+        String name() {
+            return "reference-memory-session-only";
+        }
+
+        @Override
+        Set<LockFeature> features() {
+            return SESSION_ONLY;
+        }
+    }
+
+    static final Set<LockFeature> SESSION_ONLY;
+
+    static {
+        EnumSet<LockFeature> f = EnumSet.copyOf(MemoryLockBackend.ALL);
+        f.remove(LockFeature.AUTO_RENEWAL);
+        f.remove(LockFeature.LEASE_EXPIRY);
+        SESSION_ONLY = f;
     }
 }

@@ -183,8 +183,52 @@ final class MemoryLockBackend implements LockBackend {
          * Draws the fencing token in a store call of its own (0.5 ms) when the request starts, not when the key is
          * granted: a request that draws its token first may be granted after one that drew a later token.
          */
-        TOKEN_STAMPED_AT_REQUEST
+        TOKEN_STAMPED_AT_REQUEST,
+        // ---- lease ends: abandoned holders, stale releases, renewals racing releases ----
+        /** The store keeps an unrenewed lease 30% longer than the backend declares (a TTL padded "to be safe"). */
+        STORE_KEEPS_LEASES_LONGER,
+        /**
+         * The store keeps a lease a quarter shorter than the backend declares and drops it without telling its
+         * holder (as stores with a TTL do), so the core trusts a lease the store has already dropped; renewals every
+         * third of the lease hide it while the holder lives.
+         */
+        STORE_KEEPS_LEASES_SHORTER,
+        /**
+         * A waiter is woken by releases only, never by the holder's lease running out: it finds an expired key free
+         * only at its own deadline.
+         */
+        WAITER_BLIND_TO_EXPIRY,
+        /**
+         * A release whose own lease has run out in the store frees the key without the owner check (as one that
+         * takes "my lease expired" for "the key is stale, clean it up" would).
+         */
+        RELEASE_UNCHECKED_ONCE_EXPIRED,
+        /**
+         * Renewals are fire-and-forget: reported renewed at once, written to the store 30 ms later as an upsert of
+         * the owner with a fresh expiry, which re-creates a key released meanwhile (or takes it from its new holder).
+         */
+        RENEWAL_WRITTEN_LATE,
+        /**
+         * After a renewal of this client failed (store unreachable), its releases skip the owner check ("force" the
+         * release of a lease whose state is unknown).
+         */
+        RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL,
+        /**
+         * close() leaves the locks of its session in the store (as a pooled connection handed back with its session
+         * locks still taken would): a SESSION_BOUND client abandoned without releasing never frees its keys.
+         */
+        CLOSE_KEEPS_SESSION_LOCKS
     }
+    /** Writes the {@link Defect#RENEWAL_WRITTEN_LATE} renewals. */
+    private static final ScheduledExecutorService LATE_RENEWALS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "memory-late-renewals");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Set once a renewal of this client failed; used by {@link Defect#RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL}. */
+    private volatile boolean renewalFailed;
+
 
     /** A waiter's queue entry under {@link Defect#ORPHANS_RACED_HANDOFF}: the store hands the key to it. */
     private final class Pending {
@@ -281,12 +325,24 @@ final class MemoryLockBackend implements LockBackend {
 
     @Override
     public Duration leaseTime() {
-        return has(Defect.EXPIRES_SILENTLY) ? storeLeaseTime().multipliedBy(20) : storeLeaseTime();
+        if (has(Defect.EXPIRES_SILENTLY)) {
+            return storeLeaseTime().multipliedBy(20);
+        }
+        return features.contains(LockFeature.LEASE_EXPIRY) ? leaseTime : Duration.ZERO;
     }
 
     /** How long the store keeps a grant without renewal; zero for never. */
     private Duration storeLeaseTime() {
-        return features.contains(LockFeature.LEASE_EXPIRY) ? leaseTime : Duration.ZERO;
+        if (!features.contains(LockFeature.LEASE_EXPIRY)) {
+            return Duration.ZERO;
+        }
+        if (has(Defect.STORE_KEEPS_LEASES_LONGER)) {
+            return leaseTime.multipliedBy(13).dividedBy(10);
+        }
+        if (has(Defect.STORE_KEEPS_LEASES_SHORTER)) {
+            return leaseTime.multipliedBy(3).dividedBy(4);
+        }
+        return leaseTime;
     }
 
     @Override
@@ -322,7 +378,7 @@ final class MemoryLockBackend implements LockBackend {
             if (has(Defect.TOKEN_RESETS_AFTER_CRASH)) {
                 store.crashCounters.remove(key);
             }
-            if (!has(Defect.EXPIRES_SILENTLY)) {
+            if (!has(Defect.EXPIRES_SILENTLY) && !has(Defect.STORE_KEEPS_LEASES_SHORTER)) {
                 h.request.reportLost("lease expired", null);
             }
             store.changed.signalAll();
@@ -440,7 +496,7 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 long wait = left;
                 Grant h = ks.holder;
-                if (h != null && h.expiresAtNanos != Long.MAX_VALUE) {
+                if (h != null && h.expiresAtNanos != Long.MAX_VALUE && !has(Defect.WAITER_BLIND_TO_EXPIRY)) {
                     wait = Math.min(wait, Math.max(1, h.expiresAtNanos - now));
                 }
                 if (restarting) {
@@ -687,6 +743,28 @@ final class MemoryLockBackend implements LockBackend {
         }
     }
 
+    /** The session ends with the client's connection: the store drops the locks it still holds for it. */
+    private void endSession() {
+        store.lock.lock();
+        try {
+            for (Iterator<Map.Entry<String, MemoryStore.KeyState>> it =
+                            store.keys.entrySet().iterator();
+                    it.hasNext(); ) {
+                MemoryStore.KeyState ks = it.next().getValue();
+                Grant h = ks.holder;
+                if (h != null && h.client() == this) {
+                    ks.holder = null;
+                    if (ks.waiters.isEmpty() && ks.abandoned == 0) {
+                        it.remove();
+                    }
+                }
+            }
+            store.changed.signalAll();
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
         long sentAt = System.nanoTime();
@@ -697,8 +775,22 @@ final class MemoryLockBackend implements LockBackend {
                 leases.forEach(l -> report.renewed(l, sentAt));
                 return;
             }
-            checkUp();
+            try {
+                checkUp();
+            } catch (LockBackendException e) {
+                renewalFailed = true;
+                throw e;
+            }
             long now = System.nanoTime();
+            if (has(Defect.RENEWAL_WRITTEN_LATE)) {
+                // The bug: "renewed" before the store saw it; the write lands later, whatever happened meanwhile.
+                for (BackendLease l : leases) {
+                    Grant g = (Grant) l;
+                    report.renewed(g, sentAt);
+                    LATE_RENEWALS.schedule(() -> upsert(g), 30, TimeUnit.MILLISECONDS);
+                }
+                return;
+            }
             for (BackendLease l : leases) {
                 Grant g = (Grant) l;
                 MemoryStore.KeyState ks = store.keys.get(g.key);
@@ -721,13 +813,31 @@ final class MemoryLockBackend implements LockBackend {
         }
     }
 
+    /** The late write of {@link Defect#RENEWAL_WRITTEN_LATE}: the owner's grant, with a fresh expiry, whatever holds. */
+    private void upsert(Grant g) {
+        store.lock.lock();
+        try {
+            MemoryStore.KeyState ks = store.keys.computeIfAbsent(g.key, k -> new MemoryStore.KeyState());
+            ks.holder = g;
+            g.expiresAtNanos = System.nanoTime() + storeLeaseTime().toNanos();
+        } finally {
+            store.lock.unlock();
+        }
+    }
+
     @Override
     public void close() {
         ScheduledExecutorService f = flusher;
         if (f != null) {
             f.shutdownNow(); // the bug: what is queued is dropped, not sent
         }
-        // The store belongs to the test; only this client's "connection" to it ends.
+        // The store belongs to the test; only this client's "connection" to it ends. A store bound to sessions alone
+        // drops the session's locks with it; with leases, they expire (as they did before sessions were modelled).
+        if (features.contains(LockFeature.SESSION_BOUND)
+                && !features.contains(LockFeature.LEASE_EXPIRY)
+                && !has(Defect.CLOSE_KEEPS_SESSION_LOCKS)) {
+            endSession();
+        }
         if (!has(Defect.LEAKS_CONNECTION)) {
             store.connections.decrementAndGet();
         }
@@ -842,9 +952,10 @@ final class MemoryLockBackend implements LockBackend {
                     return true;
                 }
                 boolean sameClient = ks.holder.client() == MemoryLockBackend.this;
-                if (ks.holder != this
-                        && !has(Defect.RELEASE_WITHOUT_OWNER_CHECK)
-                        && !(sameClient && has(Defect.OWNER_PER_CLIENT))) {
+                boolean unchecked = has(Defect.RELEASE_WITHOUT_OWNER_CHECK)
+                        || (has(Defect.RELEASE_UNCHECKED_ONCE_EXPIRED) && expires(System.nanoTime()))
+                        || (has(Defect.RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL) && renewalFailed);
+                if (ks.holder != this && !unchecked && !(sameClient && has(Defect.OWNER_PER_CLIENT))) {
                     return false;
                 }
                 boolean mine = ks.holder == this;
