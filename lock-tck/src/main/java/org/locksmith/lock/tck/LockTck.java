@@ -17,6 +17,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.tck.internal.AsyncCloseContract;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
 import org.locksmith.lock.tck.internal.DetachedContract;
@@ -586,5 +587,10 @@ public abstract class LockTck {
     @Test
     public void c17_detached_lossIsReported() throws Exception {
         new DetachedContract(env).lossIsReported();
+    }
+
+    @Test
+    public void c17_detached_closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
+        new AsyncCloseContract(env).closeFailsAFutureWhoseCompletionIsQueued();
     }
 }
