@@ -447,7 +447,12 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    private IllegalStateException closedWhileWaiting(String key) {
+    /** Whether close() has begun. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    IllegalStateException closedWhileWaiting(String key) {
         return new IllegalStateException("LockClient (" + name + ") was closed while acquiring key '" + key + "'");
     }
 
