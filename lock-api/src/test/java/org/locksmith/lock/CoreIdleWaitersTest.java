@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -157,6 +158,58 @@ class CoreIdleWaitersTest {
             assertThat(client.lock("k").tryAcquire(Duration.ofMillis(200))).isEmpty();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(200L, 5_000L);
             assertThat(store.cancelActions.get()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * An interrupt or a deadline at the moment of the grant orphans nothing: each round, the holder releases while
+     * the waiter is interrupted (or its deadline passes); the waiter either gets the lease and releases it or gives
+     * up, and then the key is free in the store.
+     */
+    @Test
+    void anInterruptOrADeadlineRacingTheGrantLeavesNoGrantBehind() throws Exception {
+        MemoryBackend store = new MemoryBackend();
+        store.uninterruptible = true; // the wait ends by the core's cancel action, as in a socket read
+        try (LockClient client = Locks.client(store)) {
+            for (int round = 0; round < 60; round++) {
+                boolean byDeadline = round % 2 == 1;
+                LockLease held = client.lock("k").acquireDetached(Duration.ofSeconds(1));
+                CompletableFuture<String> outcome = new CompletableFuture<>();
+                Thread waiter = new Thread(() -> {
+                    try {
+                        LockLease lease = client.lock("k").acquire(Duration.ofMillis(byDeadline ? 60 : 10_000));
+                        boolean valid = lease.isValid();
+                        lease.release();
+                        outcome.complete(valid ? "granted" : "granted an invalid lease");
+                    } catch (InterruptedException | LockTimeoutException e) {
+                        outcome.complete("gave up");
+                    } catch (Throwable e) {
+                        outcome.complete("failed: " + e);
+                    }
+                });
+                waiter.start();
+                if (byDeadline) {
+                    TimeUnit.MILLISECONDS.sleep(55 + round % 10); // the release lands around the deadline
+                    held.release();
+                } else {
+                    await().atMost(Duration.ofSeconds(5))
+                            .pollInterval(Duration.ofMillis(1))
+                            .until(() -> store.waiters() == 1);
+                    Thread releaser = new Thread(held::release);
+                    releaser.start();
+                    waiter.interrupt();
+                    releaser.join(5_000);
+                }
+                assertThat(outcome.get(5, TimeUnit.SECONDS))
+                        .as("round %d: the waiter's outcome", round)
+                        .isIn("granted", "gave up");
+                waiter.join(5_000);
+                assertThat(store.isHeld("k"))
+                        .as(
+                                "round %d (%s): the key after the waiter gave up or released",
+                                round, byDeadline ? "deadline" : "interrupt")
+                        .isFalse();
+            }
         }
     }
 }
