@@ -7,7 +7,10 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -117,6 +120,55 @@ class CoreDetachedTest {
                     .isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> lock.acquireDetached(Duration.ofSeconds(-1)))
                     .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    /**
+     * close() fails a future whose lease the store granted but whose completion still waits for a busy executor:
+     * it never completes normally with the lease close() released, and that lease is released in the store once.
+     */
+    @Test
+    void closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
+        MemoryBackend store = new MemoryBackend();
+        ExecutorService busy = Executors.newSingleThreadExecutor();
+        CountDownLatch gate = new CountDownLatch(1);
+        try {
+            busy.execute(() -> {
+                try {
+                    gate.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CountDownLatch granted = new CountDownLatch(2);
+            LockClient c = Locks.client(store);
+            c.addObserver(new LockObserver() {
+                @Override
+                public void acquired(String backend, String key, long waitNanos, long fencingToken) {
+                    granted.countDown();
+                }
+            });
+            LockLease held = c.lock("k").acquireDetached(Duration.ofSeconds(1));
+            CompletableFuture<LockLease> future = c.lock("k").acquireAsync(Duration.ofSeconds(10), busy);
+            held.release();
+            assertThat(granted.await(5, TimeUnit.SECONDS))
+                    .as("the async acquire was granted")
+                    .isTrue();
+            assertThat(future).isNotDone();
+            c.close();
+            gate.countDown();
+            assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS))
+                    .as("the future of an acquireAsync pending when its client closed")
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(IllegalStateException.class);
+            await().atMost(Duration.ofSeconds(3)).until(() -> store.releaseCalls.get() == 2);
+            assertThat(store.isHeld("k")).isFalse();
+            assertThat(store.repeatedReleases.get())
+                    .as("releases of one lease in the store")
+                    .isZero();
+        } finally {
+            gate.countDown();
+            busy.shutdownNow();
         }
     }
 }

@@ -12,6 +12,11 @@ import org.locksmith.lock.LockLease;
  * the client's async executor. {@link #cancel} cancels the waiting request as a deadline would (the backend's cancel
  * actions end its wait; no interrupt, which on a virtual thread would close the backend's socket). A lease that
  * arrives when the future is already complete is released: nobody else would.
+ *
+ * <p>Every future not complete when the client's {@code close()} begins fails: a wait still running ends with the
+ * close, one not started finds the client closed, and a lease whose delivery was queued (on a busy completion
+ * executor) is released when the delivery runs and sees the client closed, instead of completing the future with a
+ * lease that close() released.
  */
 final class AsyncAcquire extends CompletableFuture<LockLease> implements Runnable {
     private final CoreLockClient client;
@@ -114,6 +119,12 @@ final class AsyncAcquire extends CompletableFuture<LockLease> implements Runnabl
     private void complete(CoreLease lease, Throwable failure) {
         if (lease == null) {
             completeExceptionally(failure);
+        } else if (client.isClosed()) {
+            // Granted before close(), delivered after it began (a busy executor ran this late): close() fails every
+            // future not complete when it began, and has released the lease or is releasing it; this release then
+            // finds it released, so the store sees one release.
+            lease.releaseUnclaimed();
+            completeExceptionally(client.closedWhileWaiting(key));
         } else if (!complete(lease)) {
             lease.releaseUnclaimed(); // cancelled or completed by the caller meanwhile
         }

@@ -18,6 +18,12 @@ import org.locksmith.lock.spi.AcquireRequest;
  * <p>Cancel actions run on the client's helper threads, never on the watchdog, so that a slow one delays neither
  * another waiter's cancellation nor an expiry check; and {@link #finish()} waits for a running one, so that no
  * action of an attempt runs after the attempt returned.
+ *
+ * <p>A waiting request costs nothing while nothing happens: its deadline is one entry in the watchdog's timer queue
+ * (shared by every request of the client), which fires once, at the deadline; an interrupt of the requesting thread
+ * is heard when it happens, through an {@link InterruptHook} armed on that thread; close() and a cancelled future
+ * call {@link #cancel()} themselves. Only a backend that registers its cancel action from another thread than the
+ * requester's gets the interrupt noticed by a check every {@value AcquireRequest#CANCEL_CHECK_MILLIS} ms instead.
  */
 final class CoreAcquireRequest implements AcquireRequest {
     private static final long ACTION_WAIT_WARN_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -45,7 +51,15 @@ final class CoreAcquireRequest implements AcquireRequest {
     private volatile String refusal;
 
     private volatile boolean cancelled;
-    private ScheduledFuture<?> watch;
+    /** Whether the deadline timer (and interrupt watch) started; guarded by {@link #lock}. */
+    private boolean watching;
+    /** Fires once at the deadline; guarded by {@link #lock}. */
+    private ScheduledFuture<?> deadlineTimer;
+    /** The interrupt check for a cancel action registered off the requester's thread; guarded by {@link #lock}. */
+    private ScheduledFuture<?> interruptCheck;
+    /** Armed on the requester's thread while it may block in the backend; touched by that thread only. */
+    private InterruptHook interruptHook;
+
     private CoreLease lease;
     private LockLostException lostBeforeAttached;
 
@@ -122,18 +136,15 @@ final class CoreAcquireRequest implements AcquireRequest {
     @Override
     public void onCancel(Runnable action) {
         boolean runNow;
+        boolean onRequester = Thread.currentThread() == requester;
         lock.lock();
         try {
             runNow = cancelled;
             if (!runNow) {
                 cancelActions.add(action);
-                if (watch == null && !isTry) {
-                    // A thread blocked in an uninterruptible store call cannot notice its own interrupt: watch it.
-                    watch = watchdog.scheduleWithFixedDelay(
-                            this::checkInterruptOrDeadline,
-                            CANCEL_CHECK_MILLIS,
-                            CANCEL_CHECK_MILLIS,
-                            TimeUnit.MILLISECONDS);
+                if (!watching && !isTry) {
+                    watching = true;
+                    startWatchLocked(onRequester);
                 }
             }
         } finally {
@@ -141,11 +152,51 @@ final class CoreAcquireRequest implements AcquireRequest {
         }
         if (runNow) {
             action.run();
+        } else if (interruptible && !isTry && onRequester) {
+            // Armed (again) on every registration, right before the backend blocks: a store call that used an
+            // interruptible channel on this thread since then has cleared the thread's one interrupt registration.
+            if (interruptHook == null) {
+                interruptHook = new InterruptHook(this::cancelFromInterrupt);
+            }
+            interruptHook.arm(); // an interrupt that came already cancels at once
         }
     }
 
-    private void checkInterruptOrDeadline() {
-        if ((interruptible && requester.isInterrupted()) || remainingNanos() <= 0) {
+    /**
+     * The deadline timer, once per request: one entry in the watchdog's queue, nothing to do until it fires. An
+     * interrupt is heard by the hook the requester arms; from another thread, a registration cannot arm it, and the
+     * thread's status is checked on a timer instead.
+     */
+    private void startWatchLocked(boolean onRequester) {
+        try {
+            if (deadlineNanos != Long.MAX_VALUE) {
+                deadlineTimer = watchdog.schedule(
+                        this::cancel, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            if (interruptible && !onRequester) {
+                interruptCheck = watchdog.scheduleWithFixedDelay(
+                        this::checkInterrupt, CANCEL_CHECK_MILLIS, CANCEL_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        } catch (RejectedExecutionException closing) {
+            // close() cancels every waiting request itself
+        }
+    }
+
+    /**
+     * Runs inside {@code Thread.interrupt()}, on the interrupting thread and under the JDK's interrupt locks: the
+     * cancellation itself runs on a helper, so that this request's lock is never taken under them (close() holds
+     * it while it interrupts the requester).
+     */
+    private void cancelFromInterrupt() {
+        try {
+            helpers.execute(this::cancel);
+        } catch (RejectedExecutionException closing) {
+            // close() cancels every waiting request itself
+        }
+    }
+
+    private void checkInterrupt() {
+        if (requester.isInterrupted()) {
             cancel();
         }
     }
@@ -204,6 +255,9 @@ final class CoreAcquireRequest implements AcquireRequest {
      * for one that is, keeping the thread's interrupt status).
      */
     void finish() {
+        if (interruptHook != null && Thread.currentThread() == requester) {
+            interruptHook.disarm();
+        }
         boolean interrupted = false;
         lock.lock();
         try {
@@ -257,9 +311,13 @@ final class CoreAcquireRequest implements AcquireRequest {
     }
 
     private void stopWatchLocked() {
-        if (watch != null) {
-            watch.cancel(false);
-            watch = null;
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
+        if (interruptCheck != null) {
+            interruptCheck.cancel(false);
+            interruptCheck = null;
         }
     }
 

@@ -73,9 +73,9 @@ public final class CoreLockClient implements LockClient {
     private final ConcurrentHashMap<Holder, CoreLease> held = new ConcurrentHashMap<>();
     private final Set<CoreAcquireRequest> waiting = ConcurrentHashMap.newKeySet();
     /**
-     * Timers only, never store I/O: the interrupt and deadline watch over waiting threads (and the backends' cancel
-     * actions it runs), and one expiry check per lease at its valid-until time, so that a lease nothing renews
-     * still fires its listeners when it runs out.
+     * Timers only, never store I/O: one deadline timer per waiting request, which fires once (interrupts are heard
+     * when they happen, see {@link InterruptHook}), and one expiry check per lease at its valid-until time, so that a
+     * lease nothing renews still fires its listeners when it runs out. Idle while nothing is due.
      */
     private final ScheduledThreadPoolExecutor watchdog;
     /** Null when the backend has nothing to renew. */
@@ -479,7 +479,12 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    private IllegalStateException closedWhileWaiting(String key) {
+    /** Whether close() has begun. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    IllegalStateException closedWhileWaiting(String key) {
         return new IllegalStateException("LockClient (" + name + ") was closed while acquiring key '" + key + "'");
     }
 

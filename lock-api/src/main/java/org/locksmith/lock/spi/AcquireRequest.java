@@ -11,7 +11,11 @@ package org.locksmith.lock.spi;
  * when the client closes. A backend whose wait is interruptible (a {@code Condition}, a latch) needs nothing more.
  * A backend blocked in a store call that ignores interrupts (a socket read, a JDBC statement) registers an {@link
  * #onCancel} action that unblocks it (cancel the statement, unblock the client); the core runs that action from
- * another thread within about {@value #CANCEL_CHECK_MILLIS} ms of the interrupt, or at the deadline. When the
+ * another thread as soon as the waiting thread is interrupted, or at the deadline. Register the action on the thread
+ * that called {@link LockBackend#acquire}, before it blocks: the core hears that thread's interrupt when it happens
+ * (through the JDK's interruptible-I/O hook, which a store call blocking in an interruptible NIO channel on the same
+ * thread uses for itself); an action registered from another thread is run within about {@value
+ * #CANCEL_CHECK_MILLIS} ms of the interrupt instead. Waiting requests cost no CPU while nothing happens. When the
  * client closes and a wait has not ended within about 100 ms of the cancellation, the core also interrupts the
  * waiting thread (and clears that interrupt afterwards), so a wait on a {@code Condition} ends then too.
  *
@@ -21,7 +25,10 @@ package org.locksmith.lock.spi;
  */
 public interface AcquireRequest {
 
-    /** How often, in milliseconds, the core checks waiting threads for interruption. */
+    /**
+     * How often, in milliseconds, the core checks a waiting thread for interruption when its cancel action was
+     * registered from another thread (see the class comment); a backend that must poll may use it as its slice.
+     */
     int CANCEL_CHECK_MILLIS = 20;
 
     /** The key, as the user gave it (validated: 1 to 1024 chars, well-formed UTF-16). Encode it for your store. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.tck.internal.AsyncCloseContract;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
 import org.locksmith.lock.tck.internal.DerivedNamesContract;
@@ -659,5 +660,10 @@ public abstract class LockTck {
     @TckSchedule.LongWait
     public void c09_session_abandonedClientFreesWithinSession() throws Exception {
         new LeaseEndContract(env).abandonedClientFreesWithinSession();
+    }
+
+    @Test
+    public void c17_detached_closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
+        new AsyncCloseContract(env).closeFailsAFutureWhoseCompletionIsQueued();
     }
 }

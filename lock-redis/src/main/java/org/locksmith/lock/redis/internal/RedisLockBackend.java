@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -74,10 +73,8 @@ public final class RedisLockBackend implements LockBackend {
     private static final long FAILOVER_BACK_OFF_MILLIS = 100;
     /** Threads sending cancel signals: each signal is one short command, so a few serve many waiters. */
     private static final int CANCEL_THREADS = 4;
-    /** How long a thread queued locally for a blocking connection waits before looking at the lock again. */
-    private static final long LOCAL_QUEUE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** {@link #sharedPermits}: guarded by itself. */
-    private static final Map<Object, Semaphore> PERMITS_BY_POOL = new WeakHashMap<>();
+    private static final Map<Object, Permits> PERMITS_BY_POOL = new WeakHashMap<>();
 
     private final UnifiedJedis commands;
     private final UnifiedJedis waits;
@@ -89,7 +86,7 @@ public final class RedisLockBackend implements LockBackend {
     private final String restartHoldOffMillis;
     private final String wakeTtlMillis;
     private final int blockingLimit;
-    private final Semaphore blockingPermits;
+    private final Permits blockingPermits;
     /** Waiting acquires' attempts in flight at once (see {@link #attemptPermits(UnifiedJedis, UnifiedJedis, int)}). */
     private final Permits attemptPermits;
 
@@ -211,9 +208,9 @@ public final class RedisLockBackend implements LockBackend {
      * (each holding its own half would leave none for releases and renewals). The first backend on a pool sets the
      * number; the pool is held weakly, so a closed client's entry goes with it.
      */
-    private static Semaphore sharedPermits(UnifiedJedis waits, int permits) {
+    private static Permits sharedPermits(UnifiedJedis waits, int permits) {
         synchronized (PERMITS_BY_POOL) {
-            return PERMITS_BY_POOL.computeIfAbsent(WaitConnections.pool(waits), pool -> new Semaphore(permits));
+            return PERMITS_BY_POOL.computeIfAbsent(WaitConnections.pool(waits), pool -> new Permits(permits));
         }
     }
 
@@ -1087,15 +1084,10 @@ public final class RedisLockBackend implements LockBackend {
                                     + "); the others queue locally and are woken later. Raise waitPoolSize (or give"
                                     + " RedisLocks a separate waitClient with a larger pool).");
                 }
-                // Queue locally, in slices, so that cancellation (deadline, close) is noticed without a signal.
-                boolean admitted = false;
-                while (!admitted) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 || request.isCancelled()) {
-                        return false;
-                    }
-                    admitted =
-                            blockingPermits.tryAcquire(Math.min(left, LOCAL_QUEUE_SLICE_NANOS), TimeUnit.NANOSECONDS);
+                // Queue locally, woken by a permit given back or by the request's cancellation (its cancel action),
+                // never by a timer: ten thousand queued waiters cost nothing while nothing happens.
+                if (!blockingPermits.acquire(request, deadline - System.nanoTime())) {
+                    return false;
                 }
                 // The key may have been released while this thread queued, its wake-up taken by nobody: look at it
                 // again before blocking.

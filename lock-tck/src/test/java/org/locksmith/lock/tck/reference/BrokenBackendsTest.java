@@ -704,4 +704,17 @@ class BrokenBackendsTest {
         assertAllPass(BrokenTcks.ReferenceWithoutRenewal.class, tests.subList(0, 4));
         assertAllPass(BrokenTcks.FileReference.class, tests.subList(0, 3));
     }
+
+    /**
+     * A lease granted to an async acquire whose future close() fails is released by close() like any other: a
+     * backend that drops releases on close leaves that key held too. The reference passes the same test.
+     */
+    @Test
+    void releasesDroppedOnCloseLeaveTheKeyOfAFailedFutureHeld() throws Exception {
+        assertCaught(
+                BrokenTcks.ReleasesWriteBehind.class,
+                "c17_detached_closeFailsAFutureWhoseCompletionIsQueued",
+                "after client W, granted the key for a future it then failed, closed");
+        assertAllPass(MemoryReferenceTckTest.class, List.of("c17_detached_closeFailsAFutureWhoseCompletionIsQueued"));
+    }
 }
