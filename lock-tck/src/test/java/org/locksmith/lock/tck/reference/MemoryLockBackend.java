@@ -229,7 +229,6 @@ final class MemoryLockBackend implements LockBackend {
     /** Set once a renewal of this client failed; used by {@link Defect#RELEASE_UNCHECKED_AFTER_FAILED_RENEWAL}. */
     private volatile boolean renewalFailed;
 
-
     /** A waiter's queue entry under {@link Defect#ORPHANS_RACED_HANDOFF}: the store hands the key to it. */
     private final class Pending {
         final AcquireRequest request;
