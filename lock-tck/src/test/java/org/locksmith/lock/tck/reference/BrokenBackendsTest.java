@@ -560,4 +560,13 @@ class BrokenBackendsTest {
                 BrokenTcks.FileSessionBoundWithinSession.class,
                 List.of("c09_session_killedWorkerProcessFreesPromptly"));
     }
+
+    @Test
+    void renewalsOneAfterAnotherLoseTheLeasesBehindAStalledOne() throws Exception {
+        assertCaught(
+                BrokenTcks.RenewsOneAfterAnother.class,
+                "c11_lossDetection_oneStalledLeaseSparesTheOthers",
+                "one stalled renewal must not run the others' time out");
+        assertAllPass(MemoryReferenceTckTest.class, List.of("c11_lossDetection_oneStalledLeaseSparesTheOthers"));
+    }
 }
