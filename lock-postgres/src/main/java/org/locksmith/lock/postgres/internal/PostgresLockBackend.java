@@ -79,7 +79,7 @@ public final class PostgresLockBackend implements LockBackend {
         this.sessions = sessions;
         this.acquireSql = PgSql.acquire(settings.table());
         this.mapSql = PgSql.mapKey(settings.table());
-        try (Connection c = sessions.service()) {
+        try (Connection c = sessions.service(settings.timeout().toNanos())) {
             c.setNetworkTimeout(Runnable::run, (int) settings.timeout().toMillis());
             PgSql.createSchema(c, settings.table(), settings.createSchema());
         } catch (SQLException e) {
@@ -104,13 +104,35 @@ public final class PostgresLockBackend implements LockBackend {
      */
     public static PostgresLockBackend open(
             PostgresSettings settings, javax.sql.DataSource dataSource, boolean owned, String name) {
-        Sessions sessions = new Sessions(dataSource, owned, name, settings.poolSize());
+        return open(settings, dataSource, dataSource::getConnection, owned, name);
+    }
+
+    /**
+     * A backend on a data source whose first connection (the schema check) {@code connector} opens instead: a
+     * backend that opened its own pool connects directly, so that a failure is the driver's at once, not the
+     * pool's after its retries. Every store call of the open, the first connection included, ends within the
+     * settings' timeout.
+     */
+    public static PostgresLockBackend open(
+            PostgresSettings settings,
+            javax.sql.DataSource dataSource,
+            Connector connector,
+            boolean owned,
+            String name) {
+        Sessions sessions = new Sessions(dataSource, connector, owned, name, settings.poolSize());
         try {
             return new PostgresLockBackend(settings, sessions);
         } catch (RuntimeException e) {
             sessions.close();
             throw e;
         }
+    }
+
+    /** Opens one connection for work other than a lock; may block, so it is called with a deadline. */
+    @FunctionalInterface
+    public interface Connector {
+        /** A new connection, which the caller closes. */
+        Connection connect() throws SQLException;
     }
 
     @Override
