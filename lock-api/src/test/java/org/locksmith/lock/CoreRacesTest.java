@@ -154,7 +154,7 @@ class CoreRacesTest {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
                 .as("an interrupt while a renewal is stuck")
                 .isLessThan(1000);
-        assertThat(renewalThread.get()).startsWith("locksmith-renewer-");
+        assertThat(renewalThread.get()).startsWith("locksmith-renewal-");
 
         unblock.countDown();
         lease.release();

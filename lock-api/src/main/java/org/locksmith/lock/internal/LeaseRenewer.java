@@ -5,7 +5,10 @@ import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -15,16 +18,26 @@ import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.RenewalReport;
 
 /**
- * Renews one client's held leases in rounds, every {@link LockBackend#renewInterval()}, on a daemon thread of its
- * own ({@code locksmith-renewer-N}). A round is store I/O and may block up to the store's timeout, which is why
- * nothing else runs on this thread: the watch over waiting threads and the expiry timers live on the client's
- * watchdog, so a slow store neither delays a waiter's cancellation nor is delayed by it.
+ * Renews one client's held leases in rounds, every {@link LockBackend#renewInterval()}, started by a daemon thread
+ * of its own ({@code locksmith-renewer-N}). A round is store I/O and may block up to the store's timeout, so the
+ * rounds run on daemon workers ({@code locksmith-renewal-N}), and the watch over waiting threads and the expiry
+ * timers live on the client's watchdog: a slow store neither delays a waiter's cancellation nor is delayed by it.
+ *
+ * <p>Renewals are independent, lease by lease: a round never waits for an earlier one. A lease whose renewal is still
+ * in flight (its session or node stalled) is left out of later rounds until its outcome is reported, and every other
+ * lease is renewed at its pace meanwhile, so one stalled lease cannot run the others' time out. A backend that keeps
+ * the SPI's default {@link LockBackend#renew} (one lease after another) has each lease renewed in a call of its
+ * own, all at once; a backend that overrides it renews its batch as it sees fit (pipelined, per node, per shard).
  */
 final class LeaseRenewer {
     private final CoreLockClient client;
     private final LockBackend backend;
     private final Collection<CoreLease> held;
     private final ScheduledThreadPoolExecutor thread;
+    /** Runs the rounds' backend calls; a thread per call in flight, ended when idle. */
+    private final ThreadPoolExecutor workers;
+    /** Whether the backend keeps the SPI's default renew(), one lease after another: then each lease is a call. */
+    private final boolean perLease;
     /**
      * A lease whose time runs out within this many nanoseconds (two rounds) gets an expiry timer on the watchdog, so
      * that its listeners hear of the loss at its valid-until time even if the rounds that would have noticed it are
@@ -38,14 +51,50 @@ final class LeaseRenewer {
         this.backend = backend;
         this.held = held;
         this.timerHorizonNanos = 2 * everyNanos;
+        this.perLease = usesDefaultRenew(backend);
+        this.workers = new ThreadPoolExecutor(
+                0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), new DaemonThreads("renewal"));
         this.thread = new ScheduledThreadPoolExecutor(1, new DaemonThreads("renewer"));
         thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         thread.scheduleWithFixedDelay(this::renewAll, everyNanos, everyNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** One renewal round: expire what could not be renewed in time, then renew the rest in one backend call. */
+    private static boolean usesDefaultRenew(LockBackend backend) {
+        try {
+            return backend.getClass()
+                            .getMethod("renew", List.class, RenewalReport.class)
+                            .getDeclaringClass()
+                    == LockBackend.class;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    /**
+     * One renewal round: expire what could not be renewed in time, then renew the rest on the workers, in one backend
+     * call, or one call per lease for a backend that renews one lease after another. Returns without waiting for
+     * them: a lease still in flight next round is skipped then (its I/O lock is taken).
+     */
     private void renewAll() {
-        renew(leasesDue());
+        List<CoreLease> due = leasesDue();
+        if (due.isEmpty()) {
+            return;
+        }
+        if (!perLease) {
+            dispatch(() -> renew(due));
+            return;
+        }
+        for (CoreLease lease : due) {
+            dispatch(() -> renew(List.of(lease)));
+        }
+    }
+
+    private void dispatch(Runnable round) {
+        try {
+            workers.execute(round);
+        } catch (RejectedExecutionException closing) {
+            // the client is closing: its leases are being released, nothing to renew
+        }
     }
 
     /**
@@ -174,12 +223,15 @@ final class LeaseRenewer {
         }
     }
 
-    /** Stops the rounds, interrupting one in progress. */
+    /** Stops the rounds, interrupting those in progress. */
     void shutdownNow() {
         thread.shutdownNow();
+        workers.shutdownNow();
     }
 
     boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return thread.awaitTermination(timeout, unit);
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        return thread.awaitTermination(timeout, unit)
+                && workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

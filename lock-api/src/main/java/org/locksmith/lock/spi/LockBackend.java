@@ -78,11 +78,16 @@ public interface LockBackend extends AutoCloseable {
      * throws, counts as unconfirmed.
      *
      * <p>A lease's owner cannot release it until its outcome is reported, so report each lease as soon as its round
-     * trip answered, and renew independent nodes or shards in parallel or pipelined: then a release waits at most
-     * one operation timeout for a renewal. Return only when no call on these leases is in flight any more. The
-     * default renews one lease after another with {@link
-     * BackendLease#renew()}, one round trip each, and reports each at once; override it to renew many in one round
-     * trip.
+     * trip answered, and renew independent nodes, shards, sessions or connections in parallel or pipelined: one
+     * stalled session must not delay another lease's outcome, or the other lease's time may run out while it waits
+     * (then a release also waits at most one operation timeout for a renewal). Return only when no call on these
+     * leases is in flight any more. The core never waits for one call before it starts the next round: a lease whose
+     * outcome is still pending is left out of later calls until it is reported, so calls may overlap on distinct
+     * leases.
+     *
+     * <p>The default renews the leases one after another with {@link BackendLease#renew()}, one round trip each, and
+     * reports each at once; the core calls it with one lease at a time, all due leases at once on threads of its
+     * own, so that these renewals are independent too. Override it to renew many in one round trip.
      */
     default void renew(List<BackendLease> leases, RenewalReport report) {
         for (BackendLease lease : leases) {

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -82,7 +83,16 @@ public final class PostgresLockProvider implements LockProvider {
         }
         requireDriver();
         HikariDataSource pool = pool(jdbcUrl, url, settings, sslMode, applicationName);
-        return PostgresLockBackend.open(settings, pool, true, url.hosts() + "/" + url.path());
+        Properties direct = new Properties();
+        pool.getDataSourceProperties().forEach(direct::put);
+        url.user().ifPresent(u -> direct.setProperty("user", u));
+        url.password().ifPresent(p -> direct.setProperty("password", p));
+        return PostgresLockBackend.open(
+                settings,
+                pool,
+                () -> DriverManager.getConnection(jdbcUrl, direct),
+                true,
+                url.hosts() + "/" + url.path());
     }
 
     static PostgresSettings settings(LockUrl url) {

@@ -23,8 +23,9 @@ import org.locksmith.lock.testservers.PrivatePostgres;
 /**
  * The whole TCK against a private PostgreSQL server that this class starts from the machine's binaries, with every
  * fault: a holder's session terminated ({@code pg_terminate_backend}), a key's state deleted (its row, and the session
- * holding its lock terminated, as an operator would), a crash restart, a restart with an empty data directory, and an
- * outage (every server process stopped with SIGSTOP, then continued).
+ * holding its lock terminated, as an operator would), a crash restart, a restart with an empty data directory, an
+ * outage (every server process stopped with SIGSTOP, then continued), and one lease's session stalled (its server
+ * process stopped with SIGSTOP).
  */
 class PostgresTckTest extends LockTck {
     private static final PrivatePostgres SERVER =
@@ -106,6 +107,21 @@ class PostgresTckTest extends LockTck {
             public Outage beginOutage() {
                 SERVER.pause();
                 return SERVER::resume;
+            }
+
+            /** The server process of the session holding the key's advisory lock, stopped with SIGSTOP. */
+            @Override
+            public Outage stallLease(LockClient client, String key) {
+                long pid = ServerSql.count(
+                        SERVER,
+                        "SELECT coalesce(max(l.pid), 0) FROM pg_locks l JOIN " + TABLE + " t ON "
+                                + ServerSql.holds("l", "t") + " WHERE t.key_hash = ? AND l.granted",
+                        ServerSql.sha256(key));
+                if (!BACKENDS.get(client).heldSessionPids().contains((int) pid)) {
+                    throw new IllegalStateException("no session of " + client + " holds key '" + key + "'");
+                }
+                SERVER.pauseProcess(pid);
+                return () -> SERVER.resumeProcess(pid);
             }
         };
     }

@@ -30,7 +30,13 @@ public interface LockFaults {
          */
         RESTART_STORE_EMPTY,
         /** Make the store unreachable (stop or pause a private instance) until the outage is ended. */
-        STORE_OUTAGE
+        STORE_OUTAGE,
+        /**
+         * Stall the one store connection or session through which a client holds one key (PostgreSQL: SIGSTOP its
+         * server process), until the stall is ended: its requests get no answer, and every other connection or
+         * session of the store answers as before.
+         */
+        STALL_LEASE
     }
 
     /** No faults: every fault-driven contract is skipped. */
@@ -71,7 +77,17 @@ public interface LockFaults {
         throw new UnsupportedOperationException("STORE_OUTAGE");
     }
 
-    /** A store outage in progress; {@link #close()} ends it. */
+    /**
+     * {@link Fault#STALL_LEASE}: stalls the store connection or session through which {@code client} holds {@code
+     * key} right now (it answers no request, neither fails nor closes) until the returned stall is closed; closing it
+     * returns once that connection or session answers again, or has been closed by the client meanwhile. Returns
+     * once the stall is in effect.
+     */
+    default Outage stallLease(LockClient client, String key) {
+        throw new UnsupportedOperationException("STALL_LEASE");
+    }
+
+    /** A store outage or stall in progress; {@link #close()} ends it. */
     interface Outage extends AutoCloseable {
         @Override
         void close();

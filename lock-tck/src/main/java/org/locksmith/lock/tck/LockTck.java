@@ -26,6 +26,7 @@ import org.locksmith.lock.tck.internal.FairnessContract;
 import org.locksmith.lock.tck.internal.FaultLoadContract;
 import org.locksmith.lock.tck.internal.FencingContract;
 import org.locksmith.lock.tck.internal.HandoffContract;
+import org.locksmith.lock.tck.internal.IndependentRenewalContract;
 import org.locksmith.lock.tck.internal.KeyContract;
 import org.locksmith.lock.tck.internal.LeaseContract;
 import org.locksmith.lock.tck.internal.LeaseEndContract;
@@ -665,5 +666,14 @@ public abstract class LockTck {
     @Test
     public void c17_detached_closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
         new AsyncCloseContract(env).closeFailsAFutureWhoseCompletionIsQueued();
+    }
+
+    // ---- c11 Loss detection: renewals lease by lease ----------------------------------------------------------
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c11_lossDetection_oneStalledLeaseSparesTheOthers() throws Exception {
+        new IndependentRenewalContract(env).oneStalledLeaseSparesTheOthers();
     }
 }

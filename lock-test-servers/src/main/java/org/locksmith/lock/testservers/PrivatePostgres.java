@@ -354,6 +354,45 @@ public final class PrivatePostgres implements AutoCloseable {
         return dataDir.resolveSibling("pristine");
     }
 
+    /**
+     * Makes {@code role} log in over TCP with its password ({@code scram-sha-256}) from now on, while every other
+     * role keeps logging in without one; returns once the server refuses {@code role} without its password. Create
+     * the role (with its password) first.
+     *
+     * @throws IllegalArgumentException if {@code role} is not a plain lower-case identifier
+     */
+    public void requirePassword(String role) {
+        if (!role.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("role '" + role + "' is not a plain lower-case identifier");
+        }
+        Path hba = dataDir.resolve("pg_hba.conf");
+        try {
+            String rules = Files.readString(hba, StandardCharsets.UTF_8);
+            // the first matching line decides: this one before initdb's trust lines
+            Files.writeString(
+                    hba, "host all " + role + " 127.0.0.1/32 scram-sha-256\n" + rules, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not edit " + hba + ": " + e, e);
+        }
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+                Statement s = c.createStatement()) {
+            s.execute("SELECT pg_reload_conf()");
+        } catch (SQLException e) {
+            throw new IllegalStateException("the private PostgreSQL on port " + port + " refused: " + e, e);
+        }
+        // the postmaster reloads on its next loop, asynchronously
+        await("the private PostgreSQL asking " + role + " for a password")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    try (Connection c = DriverManager.getConnection(jdbcUrl(), role, "")) {
+                        return false;
+                    } catch (SQLException e) {
+                        return true;
+                    }
+                });
+    }
+
     /** Stops every process of the server (SIGSTOP): it keeps its sockets and answers nothing until {@link #resume}. */
     public void pause() {
         signal("STOP");

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -194,21 +195,25 @@ public final class MySqlLockBackend implements LockBackend {
      * only its own items.
      */
     <T> void perShard(Map<Shard, List<T>> byShard, BiConsumer<Shard, List<T>> work) {
-        List<Future<?>> others = new ArrayList<>();
-        Map.Entry<Shard, List<T>> last = null;
-        for (Map.Entry<Shard, List<T>> e : byShard.entrySet()) {
-            if (last != null) {
-                Map.Entry<Shard, List<T>> shard = last;
-                try {
-                    others.add(cancelExecutor.submit(() -> work.accept(shard.getKey(), shard.getValue())));
-                } catch (RejectedExecutionException closing) {
-                    work.accept(shard.getKey(), shard.getValue());
-                }
+        inParallel(new ArrayList<>(byShard.entrySet()), e -> work.accept(e.getKey(), e.getValue()));
+    }
+
+    /**
+     * Runs {@code work} for each item in parallel (all but one on the backend's daemon threads, the first on the
+     * caller's), and returns once every item's work has ended, so that a stalled item delays no other.
+     */
+    <T> void inParallel(List<T> items, Consumer<T> work) {
+        List<Future<?>> others = new ArrayList<>(Math.max(0, items.size() - 1));
+        for (int i = 1; i < items.size(); i++) {
+            T item = items.get(i);
+            try {
+                others.add(cancelExecutor.submit(() -> work.accept(item)));
+            } catch (RejectedExecutionException closing) {
+                work.accept(item);
             }
-            last = e;
         }
-        if (last != null) {
-            work.accept(last.getKey(), last.getValue());
+        if (!items.isEmpty()) {
+            work.accept(items.get(0));
         }
         boolean interrupted = false;
         for (Future<?> f : others) {
@@ -219,7 +224,7 @@ public final class MySqlLockBackend implements LockBackend {
                 } catch (InterruptedException e) {
                     interrupted = true; // return only once no call is in flight, as the SPI asks
                 } catch (ExecutionException e) {
-                    LOG.log(System.Logger.Level.WARNING, "A shard's renewal failed: " + e.getCause(), e.getCause());
+                    LOG.log(System.Logger.Level.WARNING, "A renewal failed: " + e.getCause(), e.getCause());
                     break;
                 }
             }

@@ -1,13 +1,9 @@
 package org.locksmith.lock.mysql.internal;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.BackendLease;
@@ -57,58 +53,38 @@ abstract sealed class SessionLocks extends Strategy permits RowLocks, NamedLocks
         return "lock";
     }
 
+    /**
+     * Checks every held session at once, each on its own connection (all but one on the backend's daemon threads),
+     * reporting each as soon as it answered: a stalled session or shard costs its own leases the timeout and delays
+     * no other lease's check.
+     */
     @Override
     final void renew(MySqlLockBackend backend, List<BackendLease> leases, RenewalReport report) {
-        Map<Shard, List<SessionLease>> byShard = new LinkedHashMap<>();
-        for (BackendLease l : leases) {
-            SessionLease lease = (SessionLease) l;
-            byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
-        }
-        backend.perShard(byShard, (shard, held) -> checkSessions(backend, shard, held, report));
+        backend.inParallel(leases, l -> checkSession(backend, (SessionLease) l, report));
     }
 
-    /**
-     * Checks the held sessions of one shard, one after another (each on its own connection). A check that used up
-     * {@code timeoutMs} and failed means the server or the network is stalled: the shard's remaining leases are
-     * reported unconfirmed for this round instead of costing {@code timeoutMs} each, so a round lasts about one
-     * timeout whatever the number of leases; the next round asks again.
-     */
-    private static void checkSessions(
-            MySqlLockBackend backend, Shard shard, List<SessionLease> held, RenewalReport report) {
-        long stallNanos = backend.timeoutNanos() * 9 / 10;
-        LockBackendException stalled = null;
-        for (SessionLease lease : held) {
-            if (stalled != null) {
-                report.unconfirmed(lease, stalled);
-                continue;
-            }
-            long sentAt = System.nanoTime();
-            boolean alive;
-            try {
-                alive = lease.renew();
-            } catch (RuntimeException e) {
-                report.unconfirmed(lease, e);
-                continue;
-            }
-            if (alive) {
-                if (lease.confirmed(sentAt)) {
-                    report.renewed(lease, sentAt);
-                } else {
-                    report.lost(
-                            lease,
-                            "its connection to " + shard + " was given back, as no check had confirmed it"
-                                    + " within the session timeout: the server may have freed the lock");
-                }
-                continue;
-            }
-            report.lost(lease, "its session on " + shard + " ended or no longer holds the lock");
-            // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
-            lease.giveBackLost();
-            if (System.nanoTime() - sentAt >= stallNanos) {
-                stalled = new LockBackendException("a session check on " + shard + " took timeoutMs ("
-                        + backend.settings().timeout().toMillis()
-                        + " ms) and failed: the server or the network is stalled");
-            }
+    private static void checkSession(MySqlLockBackend backend, SessionLease lease, RenewalReport report) {
+        long sentAt = System.nanoTime();
+        boolean alive;
+        try {
+            alive = lease.renew();
+        } catch (RuntimeException e) {
+            report.unconfirmed(lease, e);
+            return;
         }
+        if (alive) {
+            if (lease.confirmed(sentAt)) {
+                report.renewed(lease, sentAt);
+            } else {
+                report.lost(
+                        lease,
+                        "its connection to " + lease.shard + " was given back, as no check had confirmed it"
+                                + " within the session timeout: the server may have freed the lock");
+            }
+            return;
+        }
+        report.lost(lease, "its session on " + lease.shard + " ended or no longer holds the lock");
+        // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
+        lease.giveBackLost();
     }
 }

@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -97,12 +98,22 @@ public final class Shards {
             HikariDataSource locks = pool(
                     jdbcUrl, user, password, sslMode, settings, settings.poolSize(), !transaction, strategy.poolRole());
             owned.add(locks);
+            Properties direct = new Properties();
+            locks.getDataSourceProperties().forEach(direct::put);
+            if (user != null) {
+                direct.setProperty("user", user);
+            }
+            if (password != null) {
+                direct.setProperty("password", password);
+            }
+            Shard.Connector connector = () -> DriverManager.getConnection(jdbcUrl, direct);
             if (!transaction) {
-                return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned);
+                return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned)
+                        .connectDirectly(connector);
             }
             HikariDataSource fence = pool(jdbcUrl, user, password, sslMode, settings, 2, true, "fence");
             owned.add(fence);
-            return new Shard(target.name(), locks, false, fence, settings.poolSize(), owned);
+            return new Shard(target.name(), locks, false, fence, settings.poolSize(), owned).connectDirectly(connector);
         } catch (RuntimeException e) {
             owned.forEach(HikariDataSource::close);
             throw e;

@@ -43,7 +43,24 @@ final class Sql {
     }
 
     static LockBackendException failure(String what, SQLException e) {
-        return new LockBackendException(what + ": " + e.getMessage(), e);
+        return new LockBackendException(what + ": " + reason(e), e);
+    }
+
+    /**
+     * The message of {@code e} and, where a pool or driver wrapped the real failure ("Connection is not available,
+     * request timed out", "Communications link failure"), the innermost cause's too: the server's own reason (Access
+     * denied, Unknown database) or the network's (Connection refused).
+     */
+    static String reason(Throwable e) {
+        Throwable root = e;
+        for (int i = 0; i < 10 && root.getCause() != null && root.getCause() != root; i++) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(e.getMessage());
+        if (root == e || root.getMessage() == null || message.contains(root.getMessage())) {
+            return message;
+        }
+        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 
     /**

@@ -195,6 +195,23 @@ final class PgSql {
                             + " directly (" + e.getMessage() + ")",
                     e);
         }
-        return new LockBackendException(what + ": " + e.getMessage(), e);
+        return new LockBackendException(what + ": " + reason(e), e);
+    }
+
+    /**
+     * The message of {@code e} and, where a pool or driver wrapped the real failure ("Connection is not available,
+     * request timed out"), the innermost cause's too: the server's own reason (password authentication failed,
+     * database does not exist) or the network's (Connection refused).
+     */
+    static String reason(Throwable e) {
+        Throwable root = e;
+        for (int i = 0; i < 10 && root.getCause() != null && root.getCause() != root; i++) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(e.getMessage());
+        if (root == e || root.getMessage() == null || message.contains(root.getMessage())) {
+            return message;
+        }
+        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 }

@@ -17,9 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -60,6 +64,9 @@ public final class PostgresLockBackend implements LockBackend {
     private final Map<String, Long> ids = new ConcurrentHashMap<>();
     private final Map<PgLease, Boolean> held = new ConcurrentHashMap<>();
     private final ExecutorService cancelExecutor;
+    /** Runs session checks beside the renewal thread, one per held session at most; threads end when idle. */
+    private final ExecutorService checkExecutor;
+
     private volatile long maxWaitMillis = MAX_WAIT_MILLIS;
 
     /**
@@ -72,7 +79,7 @@ public final class PostgresLockBackend implements LockBackend {
         this.sessions = sessions;
         this.acquireSql = PgSql.acquire(settings.table());
         this.mapSql = PgSql.mapKey(settings.table());
-        try (Connection c = sessions.service()) {
+        try (Connection c = sessions.service(settings.timeout().toNanos())) {
             c.setNetworkTimeout(Runnable::run, (int) settings.timeout().toMillis());
             PgSql.createSchema(c, settings.table(), settings.createSchema());
         } catch (SQLException e) {
@@ -83,6 +90,12 @@ public final class PostgresLockBackend implements LockBackend {
             t.setDaemon(true);
             return t;
         });
+        this.checkExecutor =
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "locksmith-postgres-check");
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /**
@@ -91,13 +104,35 @@ public final class PostgresLockBackend implements LockBackend {
      */
     public static PostgresLockBackend open(
             PostgresSettings settings, javax.sql.DataSource dataSource, boolean owned, String name) {
-        Sessions sessions = new Sessions(dataSource, owned, name, settings.poolSize());
+        return open(settings, dataSource, dataSource::getConnection, owned, name);
+    }
+
+    /**
+     * A backend on a data source whose first connection (the schema check) {@code connector} opens instead: a
+     * backend that opened its own pool connects directly, so that a failure is the driver's at once, not the
+     * pool's after its retries. Every store call of the open, the first connection included, ends within the
+     * settings' timeout.
+     */
+    public static PostgresLockBackend open(
+            PostgresSettings settings,
+            javax.sql.DataSource dataSource,
+            Connector connector,
+            boolean owned,
+            String name) {
+        Sessions sessions = new Sessions(dataSource, connector, owned, name, settings.poolSize());
         try {
             return new PostgresLockBackend(settings, sessions);
         } catch (RuntimeException e) {
             sessions.close();
             throw e;
         }
+    }
+
+    /** Opens one connection for work other than a lock; may block, so it is called with a deadline. */
+    @FunctionalInterface
+    public interface Connector {
+        /** A new connection, which the caller closes. */
+        Connection connect() throws SQLException;
     }
 
     @Override
@@ -376,38 +411,58 @@ public final class PostgresLockBackend implements LockBackend {
     }
 
     /**
-     * Checks every held session, one after another on its own connection. A check that used up the timeout and
-     * failed means the server or the network is stalled: the remaining leases are reported unconfirmed for this
-     * round instead of costing a timeout each; the next round asks again.
+     * Checks every held session at once, each on its own connection and, all but one, on the backend's daemon
+     * threads, reporting each as soon as it answered: a stalled session (its server process stopped, its connection
+     * cut off silently) costs its own lease the timeout and delays no other lease's check. Returns once every check
+     * has ended, within the timeout.
      */
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
-        long stallNanos = settings.timeout().toNanos() * 9 / 10;
-        LockBackendException stalled = null;
-        for (BackendLease l : leases) {
-            PgLease lease = (PgLease) l;
-            if (stalled != null) {
-                report.unconfirmed(lease, stalled);
-                continue;
-            }
-            long sentAt = System.nanoTime();
-            if (lease.renew()) {
-                report.renewed(lease, sentAt);
-                continue;
-            }
-            report.lost(lease, "its session on " + sessions + " ended or no longer holds the lock");
-            // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
-            lease.giveBackLost();
-            if (System.nanoTime() - sentAt >= stallNanos) {
-                stalled = new LockBackendException("a session check on " + sessions + " took the timeout ("
-                        + settings.timeout().toMillis() + " ms) and failed: the server or the network is stalled");
+        List<Future<?>> others = new ArrayList<>(Math.max(0, leases.size() - 1));
+        for (int i = 1; i < leases.size(); i++) {
+            PgLease lease = (PgLease) leases.get(i);
+            try {
+                others.add(checkExecutor.submit(() -> check(lease, report)));
+            } catch (RejectedExecutionException closing) {
+                check(lease, report);
             }
         }
+        if (!leases.isEmpty()) {
+            check((PgLease) leases.get(0), report);
+        }
+        boolean interrupted = false;
+        for (Future<?> f : others) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // return only once no check is in flight, as the SPI asks
+                } catch (ExecutionException e) {
+                    break; // its lease stays unreported, so unconfirmed: the next round asks again
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void check(PgLease lease, RenewalReport report) {
+        long sentAt = System.nanoTime();
+        if (lease.renew()) {
+            report.renewed(lease, sentAt);
+            return;
+        }
+        report.lost(lease, "its session on " + sessions + " ended or no longer holds the lock");
+        // Only now that the core has marked it lost (report.lost does so before returning) may the server free it.
+        lease.giveBackLost();
     }
 
     @Override
     public void close() {
         cancelExecutor.shutdownNow();
+        checkExecutor.shutdownNow();
         sessions.close();
     }
 

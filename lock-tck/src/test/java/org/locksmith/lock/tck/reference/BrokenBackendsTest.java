@@ -717,4 +717,13 @@ class BrokenBackendsTest {
                 "after client W, granted the key for a future it then failed, closed");
         assertAllPass(MemoryReferenceTckTest.class, List.of("c17_detached_closeFailsAFutureWhoseCompletionIsQueued"));
     }
+
+    @Test
+    void renewalsOneAfterAnotherLoseTheLeasesBehindAStalledOne() throws Exception {
+        assertCaught(
+                BrokenTcks.RenewsOneAfterAnother.class,
+                "c11_lossDetection_oneStalledLeaseSparesTheOthers",
+                "one stalled renewal must not run the others' time out");
+        assertAllPass(MemoryReferenceTckTest.class, List.of("c11_lossDetection_oneStalledLeaseSparesTheOthers"));
+    }
 }

@@ -955,4 +955,17 @@ final class BrokenTcks {
         f.remove(LockFeature.LEASE_EXPIRY);
         SESSION_ONLY = f;
     }
+
+    /** Renews its leases one after another in grant order: a stalled first lease holds up the renewal of the rest. */
+    static class RenewsOneAfterAnother extends MemoryTck {
+        @Override
+        String name() {
+            return "broken-renews-one-after-another";
+        }
+
+        @Override
+        Set<MemoryLockBackend.Defect> defects() {
+            return Set.of(MemoryLockBackend.Defect.RENEWS_ONE_AFTER_ANOTHER);
+        }
+    }
 }

@@ -217,8 +217,19 @@ final class MemoryLockBackend implements LockBackend {
          * close() leaves the locks of its session in the store (as a pooled connection handed back with its session
          * locks still taken would): a SESSION_BOUND client abandoned without releasing never frees its keys.
          */
-        CLOSE_KEEPS_SESSION_LOCKS
+        CLOSE_KEEPS_SESSION_LOCKS,
+        /**
+         * Renews its leases one after another in the order they were granted, each call waiting for its answer (as a
+         * loop over per-lease sessions does): a stalled lease holds up the renewal of every lease after it until its
+         * call times out.
+         */
+        RENEWS_ONE_AFTER_ANOTHER
     }
+
+    /** How long a renewal of a stalled lease waits for an answer before it fails: the kit's operation timeout. */
+    private static final Duration STALLED_CALL = TckTimings.defaults().operationTimeout();
+
+    private static final AtomicLong GRANTS = new AtomicLong();
     /** Writes the {@link Defect#RENEWAL_WRITTEN_LATE} renewals. */
     private static final ScheduledExecutorService LATE_RENEWALS = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "memory-late-renewals");
@@ -764,6 +775,10 @@ final class MemoryLockBackend implements LockBackend {
         }
     }
 
+    /**
+     * Renews every lease whose "connection" answers at once, then waits for the stalled ones (up to {@link
+     * #STALLED_CALL} each, all at the same time), so that a stalled lease delays no other lease's outcome.
+     */
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
         long sentAt = System.nanoTime();
@@ -780,7 +795,6 @@ final class MemoryLockBackend implements LockBackend {
                 renewalFailed = true;
                 throw e;
             }
-            long now = System.nanoTime();
             if (has(Defect.RENEWAL_WRITTEN_LATE)) {
                 // The bug: "renewed" before the store saw it; the write lands later, whatever happened meanwhile.
                 for (BackendLease l : leases) {
@@ -790,25 +804,77 @@ final class MemoryLockBackend implements LockBackend {
                 }
                 return;
             }
+            if (has(Defect.RENEWS_ONE_AFTER_ANOTHER)) {
+                List<Grant> inOrder = leases.stream()
+                        .map(Grant.class::cast)
+                        .sorted(java.util.Comparator.comparingLong(g -> g.sequence))
+                        .toList();
+                for (Grant g : inOrder) {
+                    long sent = System.nanoTime();
+                    if (!awaitAnswer(g, sent + STALLED_CALL.toNanos())) {
+                        report.unconfirmed(g, stalledCall());
+                        continue;
+                    }
+                    renewOne(g, report, sent);
+                }
+                return;
+            }
+            List<Grant> stalled = new java.util.ArrayList<>();
             for (BackendLease l : leases) {
                 Grant g = (Grant) l;
-                MemoryStore.KeyState ks = store.keys.get(g.key);
-                if (ks != null) {
-                    expireIfDue(g.key, ks, now);
-                }
-                boolean heldByOwner =
-                        ks != null && ks.holder != null && g.storeOwner != null && ks.holder.storeOwner == g.storeOwner;
-                if ((ks == null || (ks.holder != g && !heldByOwner)) && !has(Defect.RENEW_IGNORES_LOSS)) {
-                    report.lost(g, "no longer held in the memory store");
+                if (store.stalled.contains(g.key)) {
+                    stalled.add(g);
                 } else {
-                    g.expiresAtNanos = storeLeaseTime().isZero()
-                            ? Long.MAX_VALUE
-                            : now + storeLeaseTime().toNanos();
-                    report.renewed(g, sentAt);
+                    renewOne(g, report, sentAt);
                 }
             }
+            long until = System.nanoTime() + STALLED_CALL.toNanos();
+            for (Grant g : stalled) {
+                if (awaitAnswer(g, until)) {
+                    renewOne(g, report, sentAt);
+                } else {
+                    report.unconfirmed(g, stalledCall());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the client is closing: what is left stays unreported
         } finally {
             store.lock.unlock();
+        }
+    }
+
+    private static LockBackendException stalledCall() {
+        return new LockBackendException(
+                "memory store call timed out", new java.net.SocketTimeoutException("Read timed out (stalled)"));
+    }
+
+    /** Waits, with the store lock held, until {@code g}'s "connection" answers or {@code untilNanos}; false then. */
+    private boolean awaitAnswer(Grant g, long untilNanos) throws InterruptedException {
+        while (store.stalled.contains(g.key)) {
+            long left = untilNanos - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            store.changed.awaitNanos(left);
+        }
+        return true;
+    }
+
+    /** Renews one lease that answered; caller holds the store lock. */
+    private void renewOne(Grant g, RenewalReport report, long sentAt) {
+        MemoryStore.KeyState ks = store.keys.get(g.key);
+        if (ks != null) {
+            expireIfDue(g.key, ks, System.nanoTime());
+        }
+        boolean heldByOwner =
+                ks != null && ks.holder != null && g.storeOwner != null && ks.holder.storeOwner == g.storeOwner;
+        if ((ks == null || (ks.holder != g && !heldByOwner)) && !has(Defect.RENEW_IGNORES_LOSS)) {
+            report.lost(g, "no longer held in the memory store");
+        } else {
+            g.expiresAtNanos = storeLeaseTime().isZero()
+                    ? Long.MAX_VALUE
+                    : System.nanoTime() + storeLeaseTime().toNanos();
+            report.renewed(g, sentAt);
         }
     }
 
@@ -878,6 +944,8 @@ final class MemoryLockBackend implements LockBackend {
         final long token;
         final long session = MemoryLockBackend.this.session;
         final Thread acquiredBy = Thread.currentThread();
+        /** Grant order, for {@link Defect#RENEWS_ONE_AFTER_ANOTHER}. */
+        final long sequence = GRANTS.incrementAndGet();
         /** The owner the store-side re-entry defects count holds for; null in the correct backend. */
         final Object storeOwner = storeOwner();
         /** Holds the store counts for {@link #storeOwner}, shared by the grants it re-entered. */

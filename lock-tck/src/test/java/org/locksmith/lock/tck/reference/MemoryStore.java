@@ -22,6 +22,12 @@ final class MemoryStore {
     boolean down;
 
     /**
+     * Keys whose holder's "connection" is stalled: a renewal of their grant gets no answer until the stall ends (or
+     * its call times out). Guarded by {@link #lock}; a change signals {@link #changed}.
+     */
+    final java.util.Set<String> stalled = new java.util.HashSet<>();
+
+    /**
      * Until when ({@link System#nanoTime()}) a restarted store grants nothing: a lock it forgot may still be believed
      * held by a client whose lease or session bound has not run out yet.
      */
@@ -59,6 +65,20 @@ final class MemoryStore {
     void dropIfUnused(String key, KeyState ks) {
         if (ks.holder == null && ks.waiters.isEmpty() && ks.abandoned == 0) {
             keys.remove(key, ks);
+        }
+    }
+
+    void setStalled(String key, boolean value) {
+        lock.lock();
+        try {
+            if (value) {
+                stalled.add(key);
+            } else {
+                stalled.remove(key);
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -73,7 +73,8 @@ abstract class MemoryTck extends LockTck {
                         Fault.DELETE_LOCK_STATE,
                         Fault.RESTART_STORE,
                         Fault.RESTART_STORE_EMPTY,
-                        Fault.STORE_OUTAGE);
+                        Fault.STORE_OUTAGE,
+                        Fault.STALL_LEASE);
             }
 
             @Override
@@ -110,6 +111,12 @@ abstract class MemoryTck extends LockTck {
             public Outage beginOutage() {
                 store.setDown(true);
                 return () -> store.setDown(false);
+            }
+
+            @Override
+            public Outage stallLease(LockClient client, String key) {
+                store.setStalled(key, true);
+                return () -> store.setStalled(key, false);
             }
         };
     }
