@@ -45,6 +45,12 @@ import org.locksmith.lock.LockObserver;
  * Builder#keyTag} maps each key to a tag value; the mapping must have few distinct results (a key's prefix, a
  * job name), and a key it maps to null is tagged {@code other}. Re-entrant acquires and releases are not counted.
  * Recording costs a registry lookup per event on the thread that acquired or released (see {@link LockObserver}).
+ *
+ * <p>Without a key tag, {@link #bind} registers {@code locksmith.lock.lost}, {@code locksmith.lock.renewal.failures},
+ * {@code locksmith.lock.backend.errors} (operations {@code acquire} and {@code release}) and {@code
+ * locksmith.lock.leases.held} at zero: a scrape shows them before the first event, so an alert such as {@code
+ * increase(locksmith_lock_lost_total[5m]) > 0} sees the first loss. With a key tag they appear per tag value at the
+ * first event of that value.
  */
 public final class LockMetrics implements LockObserver {
     private final MeterRegistry registry;
@@ -97,9 +103,17 @@ public final class LockMetrics implements LockObserver {
             return this;
         }
 
-        /** Adds the meters' observer to {@code client} and returns it. */
+        /**
+         * Adds the meters' observer to {@code client} and returns it. Without a key tag, the loss, renewal-failure
+         * and backend-error counters and the held-leases gauge of the client's backend are registered at once, at
+         * zero, so that an alert on them has a series before the first event; with a key tag, each key tag value's
+         * meters are registered at its first event (the values are not known before).
+         */
         public LockMetrics bind(LockClient client) {
             LockMetrics metrics = new LockMetrics(registry, tags, keyTag);
+            if (keyTag == null) {
+                metrics.meters(client.backend(), "").registerAtZero();
+            }
             client.addObserver(metrics);
             return metrics;
         }
@@ -145,6 +159,28 @@ public final class LockMetrics implements LockObserver {
                         Counter.builder(name).description(description).tags(tags);
                 return (operation == null ? b : b.tag("operation", operation)).register(registry);
             });
+        }
+
+        /** The counters an alert watches, and the gauge, registered with no event yet. */
+        void registerAtZero() {
+            lostCounter();
+            renewalFailures();
+            errors("acquire");
+            errors("release");
+            held();
+        }
+
+        Counter lostCounter() {
+            return counter("locksmith.lock.lost", "Leases lost while held", null);
+        }
+
+        Counter renewalFailures() {
+            return counter(
+                    "locksmith.lock.renewal.failures", "Renewals or session checks not confirmed (retried)", null);
+        }
+
+        Counter errors(String operation) {
+            return counter("locksmith.lock.backend.errors", "Store failures during acquire or release", operation);
         }
 
         AtomicLong held() {
@@ -196,22 +232,16 @@ public final class LockMetrics implements LockObserver {
 
     @Override
     public void lost(String backend, String key, String reason) {
-        meters(backend, key)
-                .counter("locksmith.lock.lost", "Leases lost while held", null)
-                .increment();
+        meters(backend, key).lostCounter().increment();
     }
 
     @Override
     public void renewalFailed(String backend, String key, String reason) {
-        meters(backend, key)
-                .counter("locksmith.lock.renewal.failures", "Renewals or session checks not confirmed (retried)", null)
-                .increment();
+        meters(backend, key).renewalFailures().increment();
     }
 
     @Override
     public void backendError(String backend, String key, String operation, LockBackendException error) {
-        meters(backend, key)
-                .counter("locksmith.lock.backend.errors", "Store failures during acquire or release", operation)
-                .increment();
+        meters(backend, key).errors(operation).increment();
     }
 }

@@ -1,7 +1,10 @@
 package org.locksmith.lock.springboot;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.spi.LockUrl;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,6 +26,9 @@ import org.springframework.context.annotation.Bean;
  *       and {@code rediss:}, a {@code CuratorFramework} for {@code zookeeper:}. Which URL parameters apply then is
  *       listed in the module's README; the others are rejected.
  *   <li>The client is closed when the context closes, before the application bean it was built on.
+ *   <li>Once open, one INFO line names the backend and the store's URL, its password replaced by {@code ****}.
+ *   <li>Without {@code locksmith.url}, a start that fails for want of a {@code LockClient} bean says so and names the
+ *       property and its alternatives (a Spring Boot failure analyzer).
  *   <li>A store that cannot be reached when the context starts fails the start with the backend's {@code
  *       LockBackendException}, as a data source would; a store lost later shows in the health indicator ({@link
  *       LocksmithHealthAutoConfiguration}) while the client keeps trying.
@@ -33,6 +39,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnProperty(prefix = "locksmith", name = "url")
 @EnableConfigurationProperties(LocksmithProperties.class)
 public class LocksmithAutoConfiguration {
+
+    private static final Log LOG = LogFactory.getLog(LocksmithAutoConfiguration.class);
 
     /** The bean name of the auto-configured client. */
     static final String LOCK_CLIENT_BEAN = "lockClient";
@@ -52,9 +60,20 @@ public class LocksmithAutoConfiguration {
     @ConditionalOnMissingBean(LockClient.class)
     public LockClient lockClient(LocksmithProperties properties, ConfigurableListableBeanFactory beanFactory) {
         String url = properties.getUrl().trim();
-        if (properties.isUseApplicationConnections()) {
-            return ApplicationConnections.open(url, beanFactory, LOCK_CLIENT_BEAN);
+        LockClient client = properties.isUseApplicationConnections()
+                ? ApplicationConnections.open(url, beanFactory, LOCK_CLIENT_BEAN)
+                : Locks.open(url);
+        LOG.info("Locksmith lock client open: backend " + client.backend() + ", store " + redacted(url)
+                + (properties.isUseApplicationConnections() ? ", on the application's connections" : ""));
+        return client;
+    }
+
+    /** The URL with its password replaced by {@code ****} (as {@link LockUrl#toString()} writes it). */
+    static String redacted(String url) {
+        try {
+            return LockUrl.parse(url).toString();
+        } catch (IllegalArgumentException e) {
+            return "(unparsable URL)"; // not reached: the client was opened from it
         }
-        return Locks.open(url);
     }
 }

@@ -3,6 +3,7 @@ package org.locksmith.lock.springintegration;
 import java.time.Duration;
 import java.util.Objects;
 import org.locksmith.lock.LockClient;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
@@ -27,14 +28,16 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * lockKey}: a {@link java.util.concurrent.locks.Lock} owned by the pair (client, thread) and reentrant where the
  * client declares {@link org.locksmith.lock.LockFeature#REENTRANT}, exactly like the locks of Spring's own
  * {@code RedisLockRegistry} and {@code JdbcLockRegistry}: two threads of one registry exclude each other as two
- * registries on two clients do. Obtaining does no I/O and keeps no state, so the registry grows with nothing and
- * needs no expiry ({@code ExpirableLockRegistry} is not implemented: there is nothing to expire).
+ * registries on two clients do. Obtaining does no I/O and keeps no state; the only state is the locks taken with a
+ * time to live, which {@link #expireUnusedOlderThan(long)} forgets once they ended unreleased.
  *
- * <p><b>Time to live.</b> Spring's registries expire a lock's store record after a time to live unless it is renewed;
- * Locksmith renews every held lease in the background for as long as its holder holds it, and frees the lock of a
- * crashed holder after the client's lease time ({@code leaseMs}) or at the end of its session. The time to live of
- * {@link LocksmithRegistryLock#lock(Duration)} and {@link #renewLock(Object, Duration)} is therefore checked but has
- * nothing to set, and {@link #setRenewalTaskScheduler} is not needed (the inherited no-op).
+ * <p><b>Time to live.</b> As with Spring's registries, a lock taken with {@link LocksmithRegistryLock#lock(Duration)}
+ * or {@link LocksmithRegistryLock#tryLock(Duration, Duration)} ends at its time to live unless unlocked before (or its
+ * end moved by {@link #renewLock(Object, Duration)}): Locksmith renews its lease until then, and a timer releases it at
+ * the end, after which the holder sees it as lost. A lock taken through the plain {@link java.util.concurrent.locks.Lock}
+ * methods has no time to live: Locksmith renews it for as long as its holder holds it, and frees the lock of a crashed
+ * holder after the client's lease time ({@code leaseMs}) or at the end of its session. {@link
+ * #setRenewalTaskScheduler} is not needed (the inherited no-op).
  *
  * <p><b>Fencing and loss.</b> {@link LocksmithRegistryLock#lease()} gives the thread that holds a lock its Locksmith
  * lease: the fencing token to pass to the resource it protects, {@code isValid()}, and {@code onLost(...)}.
@@ -44,13 +47,15 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *
  * <p>This class is thread-safe. It does not own the client: close the client when the application stops.
  */
-public final class LocksmithLockRegistry implements RenewableLockRegistry<LocksmithRegistryLock> {
+public final class LocksmithLockRegistry
+        implements RenewableLockRegistry<LocksmithRegistryLock>, ExpirableLockRegistry<LocksmithRegistryLock> {
 
     /** The prefix of every key, unless another is given. */
     public static final String DEFAULT_KEY_PREFIX = "spring-integration:";
 
     private final LockClient client;
     private final String keyPrefix;
+    private final TtlHolds ttlHolds = new TtlHolds();
 
     /**
      * A registry whose lock key {@code k} is the Locksmith key {@code "spring-integration:" + k} of {@code client}.
@@ -85,7 +90,7 @@ public final class LocksmithLockRegistry implements RenewableLockRegistry<Locksm
      */
     @Override
     public LocksmithRegistryLock obtain(Object lockKey) {
-        return new LocksmithRegistryLock(client.lock(key(lockKey)));
+        return new LocksmithRegistryLock(client.lock(key(lockKey)), ttlHolds);
     }
 
     /**
@@ -93,21 +98,23 @@ public final class LocksmithLockRegistry implements RenewableLockRegistry<Locksm
      * Locksmith renews held leases in the background. No I/O.
      *
      * @throws IllegalStateException if the current thread does not hold it through this registry's client, or its
-     *     lease is no longer valid (lost, or not confirmed in time)
+     *     lease is no longer valid (lost, not confirmed in time, or its time to live ran out)
      * @throws IllegalArgumentException if lockKey is not a String
      * @throws NullPointerException if lockKey is null
      */
     @Override
     public void renewLock(Object lockKey) {
         String key = key(lockKey);
-        if (!client.lock(key).isHeldByCurrentThread()) {
-            throw new IllegalStateException("The current thread does not hold the lock '" + key
-                    + "' with a valid lease: it was never acquired, was released, or was lost");
+        TtlHolds.Hold hold = ttlHolds.mine(key);
+        if (hold != null ? hold.ended() : !client.lock(key).isHeldByCurrentThread()) {
+            throw notHeld(key);
         }
     }
 
     /**
-     * {@link #renewLock(Object)}; the time to live is checked but has nothing to set, as the class comment explains.
+     * {@link #renewLock(Object)}; for a lock the current thread took with a time to live ({@link
+     * LocksmithRegistryLock#lock(Duration)}), its end moves to {@code ttl} from now. A lock taken without one has no
+     * end to move (Locksmith renews it until unlock). No I/O.
      *
      * @throws IllegalArgumentException if ttl is not positive, or lockKey is not a String
      * @throws NullPointerException if an argument is null
@@ -116,7 +123,34 @@ public final class LocksmithLockRegistry implements RenewableLockRegistry<Locksm
     @Override
     public void renewLock(Object lockKey, Duration ttl) {
         LocksmithRegistryLock.checkTtl(ttl);
-        renewLock(lockKey);
+        String key = key(lockKey);
+        TtlHolds.Hold hold = ttlHolds.mine(key);
+        if (hold == null) {
+            renewLock(lockKey);
+            return;
+        }
+        if (hold.ended()) {
+            throw notHeld(key);
+        }
+        hold.extend(ttl);
+    }
+
+    /**
+     * Spring's {@code ExpirableLockRegistry}: forgets the locks taken with a time to live that ended more than {@code
+     * age} milliseconds ago and were never unlocked (a later {@code unlock()} of one then throws {@link
+     * IllegalMonitorStateException} instead of {@link org.locksmith.lock.LockLostException}). Held locks and locks
+     * obtained but not held are not affected: {@link #obtain(Object)} keeps no state, so nothing else grows. No I/O.
+     *
+     * @param age in milliseconds
+     */
+    @Override
+    public void expireUnusedOlderThan(long age) {
+        ttlHolds.expireEndedBefore(age);
+    }
+
+    private static IllegalStateException notHeld(String key) {
+        return new IllegalStateException("The current thread does not hold the lock '" + key
+                + "' with a valid lease: it was never acquired, was released, was lost, or its time to live ran out");
     }
 
     private String key(Object lockKey) {

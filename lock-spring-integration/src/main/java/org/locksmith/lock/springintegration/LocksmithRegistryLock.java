@@ -8,6 +8,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
+import org.locksmith.lock.LockLostException;
+import org.locksmith.lock.LockTimeoutException;
 import org.springframework.integration.support.locks.DistributedLock;
 
 /**
@@ -21,14 +23,20 @@ import org.springframework.integration.support.locks.DistributedLock;
  * not hold the key and {@link org.locksmith.lock.LockLostException} when the lease was lost before it (the hold is
  * released all the same); store failures surface as {@link org.locksmith.lock.LockBackendException}; {@link
  * #newCondition()} throws {@link UnsupportedOperationException}. Instances are cheap and thread-safe.
+ *
+ * <p>{@link #lock(Duration)} and {@link #tryLock(Duration, Duration)} take the lock for at most the time to live, as
+ * Spring's registries do (see {@link #lock(Duration)}); the other methods take it until {@link #unlock()}, renewed in
+ * the background. Either way the key excludes every other thread and node.
  */
 public final class LocksmithRegistryLock implements DistributedLock {
     private final org.locksmith.lock.DistributedLock lock;
     private final Lock delegate;
+    private final TtlHolds ttlHolds;
 
-    LocksmithRegistryLock(org.locksmith.lock.DistributedLock lock) {
+    LocksmithRegistryLock(org.locksmith.lock.DistributedLock lock, TtlHolds ttlHolds) {
         this.lock = lock;
         this.delegate = lock.asLock();
+        this.ttlHolds = ttlHolds;
     }
 
     /**
@@ -49,6 +57,10 @@ public final class LocksmithRegistryLock implements DistributedLock {
      *     not declare {@link LockFeature#REENTRANT} (the lease is then reachable only through Locksmith's own API)
      */
     public Optional<LockLease> lease() {
+        TtlHolds.Hold hold = ttlHolds.mine(lock.key());
+        if (hold != null) {
+            return hold.ended() ? Optional.empty() : Optional.of(hold.lease());
+        }
         if (!lock.isHeldByCurrentThread()) {
             return Optional.empty();
         }
@@ -62,28 +74,75 @@ public final class LocksmithRegistryLock implements DistributedLock {
         }
     }
 
+    /**
+     * Re-enters the current thread's hold taken with a time to live, if it has one (keeping its end).
+     *
+     * @return false if it has none
+     * @throws LockLostException if that hold has ended: its time to live ran out, or its lease was lost
+     */
+    private boolean reenterTtlHold(Duration newTtl) {
+        TtlHolds.Hold hold = ttlHolds.mine(lock.key());
+        if (hold == null) {
+            return false;
+        }
+        if (hold.ended()) {
+            throw ended();
+        }
+        TtlHolds.reenter(hold);
+        if (newTtl != null) {
+            hold.extend(newTtl);
+        }
+        return true;
+    }
+
+    private LockLostException ended() {
+        return new LockLostException("The lock '" + lock.key() + "' that this thread took with a time to live has"
+                + " ended (its time to live ran out, or its lease was lost); another holder may have it now");
+    }
+
     @Override
     public void lock() {
-        delegate.lock();
+        if (!reenterTtlHold(null)) {
+            delegate.lock();
+        }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        delegate.lockInterruptibly();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (!reenterTtlHold(null)) {
+            delegate.lockInterruptibly();
+        }
     }
 
     @Override
     public boolean tryLock() {
-        return delegate.tryLock();
+        return reenterTtlHold(null) || delegate.tryLock();
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return delegate.tryLock(time, unit);
+        return reenterTtlHold(null) || delegate.tryLock(time, unit);
     }
 
+    /**
+     * Gives one hold back. The last unlock of a lock taken with a time to live releases it, or, if the time to live
+     * ran out or its lease was lost before, throws {@link LockLostException} (the hold is given back all the same).
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold the key
+     * @throws LockLostException as above, or if a lock taken without a time to live was lost
+     */
     @Override
     public void unlock() {
+        TtlHolds.Hold hold = ttlHolds.mine(lock.key());
+        if (hold != null) {
+            if (!ttlHolds.unlock(lock.key(), hold)) {
+                throw ended();
+            }
+            return;
+        }
         delegate.unlock();
     }
 
@@ -98,32 +157,86 @@ public final class LocksmithRegistryLock implements DistributedLock {
     }
 
     /**
-     * {@link #lock()}. Locksmith renews a held lease for as long as the thread holds it, so the time to live is
-     * checked but has nothing to set (see {@link LocksmithLockRegistry}).
+     * Takes the lock for at most {@code ttl}, as Spring's own registries do: the lock ends {@code ttl} after it is
+     * granted unless {@link #unlock()} comes first (or {@code renewLock(key, ttl)} moves the end). Until then Locksmith
+     * renews the lease in the background as for any lock, so a crashed holder still frees it after the client's lease
+     * time; at the end a timer releases it, after which {@link #lease()} is empty, a re-entry and the last {@link
+     * #unlock()} throw {@link LockLostException}, as after a loss. Waits uninterruptibly, as {@link #lock()}.
+     *
+     * <p>A re-entry by the thread that holds the key with a time to live moves the end to {@code ttl} from now; a
+     * re-entry of a hold taken without one (through {@link #lock()}) stays without one.
      *
      * @throws IllegalArgumentException if ttl is not positive
      * @throws NullPointerException if ttl is null
+     * @throws LockLostException if the thread's hold with a time to live has already ended
      */
     @Override
     public void lock(Duration ttl) {
         checkTtl(ttl);
-        lock();
+        if (reenterTtlHold(ttl)) {
+            return;
+        }
+        if (lock.isHeldByCurrentThread()) {
+            delegate.lock(); // re-entry of a hold without a time to live
+            return;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    ttlHolds.start(lock.key(), lock.acquireDetached(WAIT_SLICE), ttl);
+                    return;
+                } catch (LockTimeoutException stillHeld) {
+                    // wait on, as lock() does
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
-     * {@link #tryLock(long, TimeUnit)} with {@code waitTime}; the time to live is checked but has nothing to set, as
-     * for {@link #lock(Duration)}.
+     * Waits up to {@code waitTime} for the lock and takes it for at most {@code ttl}, as {@link #lock(Duration)}.
      *
+     * @return whether the lock was granted (or re-entered)
      * @throws IllegalArgumentException if ttl is not positive
      * @throws NullPointerException if an argument is null
      * @throws InterruptedException if the thread is interrupted before or while waiting
+     * @throws LockLostException if the thread's hold with a time to live has already ended
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
         Objects.requireNonNull(waitTime, "waitTime");
         checkTtl(ttl);
-        return tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (reenterTtlHold(ttl)) {
+            return true;
+        }
+        if (lock.isHeldByCurrentThread()) {
+            return delegate.tryLock(); // re-entry of a hold without a time to live
+        }
+        Optional<LockLease> lease;
+        if (waitTime.isNegative() || waitTime.isZero()) {
+            lease = lock.tryAcquireDetached();
+        } else {
+            try {
+                lease = Optional.of(lock.acquireDetached(waitTime));
+            } catch (LockTimeoutException timedOut) {
+                lease = Optional.empty();
+            }
+        }
+        lease.ifPresent(l -> ttlHolds.start(lock.key(), l, ttl));
+        return lease.isPresent();
     }
+
+    /** How long one uninterruptible wait of {@link #lock(Duration)} asks for before asking again. */
+    private static final Duration WAIT_SLICE = Duration.ofSeconds(30);
 
     static void checkTtl(Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");

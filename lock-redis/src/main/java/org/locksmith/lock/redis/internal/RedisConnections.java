@@ -59,10 +59,79 @@ public final class RedisConnections {
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_SENTINEL_PORT = 26379;
 
+    /**
+     * The Maven property that Spring Boot's dependency management (and this project's parent) sets the Jedis version
+     * with; named in the message when the Jedis on the class path is too old.
+     */
+    public static final String JEDIS_VERSION_PROPERTY = "jedis.version";
+
+    /** The Jedis this backend is built and tested with, which the start-up message recommends. */
+    static final String BUILT_WITH_JEDIS = "8.0.2";
+
     private RedisConnections() {}
+
+    /**
+     * Fails with a message naming {@value #JEDIS_VERSION_PROPERTY} when the Jedis on the class path lacks the client
+     * classes this backend is built on ({@code RedisClient}, {@code RedisClusterClient}, {@code RedisSentinelClient}
+     * and {@code SslOptions.defaults()}, all in Jedis 8; Jedis 7.0, which Spring Boot 4.0 manages, has none of them).
+     *
+     * @throws IllegalStateException if Jedis is older
+     */
+    static void requireSupportedJedis() {
+        boolean supported = hasClass("redis.clients.jedis.RedisClient")
+                && hasClass("redis.clients.jedis.RedisClusterClient")
+                && hasClass("redis.clients.jedis.RedisSentinelClient")
+                && hasMethod("redis.clients.jedis.SslOptions", "defaults");
+        if (!supported) {
+            throw new IllegalStateException("lock-redis needs Jedis 8.0 or newer (it is built and tested with "
+                    + BUILT_WITH_JEDIS + "), but the class path has Jedis " + jedisVersion()
+                    + ". Set the Maven property " + JEDIS_VERSION_PROPERTY + " to " + BUILT_WITH_JEDIS
+                    + " (Spring Boot's dependency management and spring-boot-starter-parent read it), or manage"
+                    + " redis.clients:jedis at " + BUILT_WITH_JEDIS + " in your dependencyManagement");
+        }
+    }
+
+    /** The Jedis read from its jar's {@code pom.properties}, or "(version unknown)". */
+    private static String jedisVersion() {
+        try (java.io.InputStream in = RedisConnections.class
+                .getClassLoader()
+                .getResourceAsStream("META-INF/maven/redis.clients/jedis/pom.properties")) {
+            if (in != null) {
+                java.util.Properties properties = new java.util.Properties();
+                properties.load(in);
+                String version = properties.getProperty("version");
+                if (version != null) {
+                    return version;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // fall through: the version only decorates the message
+        }
+        return "(version unknown)";
+    }
+
+    private static boolean hasClass(String name) {
+        try {
+            Class.forName(name, false, RedisConnections.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static boolean hasMethod(String className, String method, Class<?>... parameters) {
+        try {
+            Class.forName(className, false, RedisConnections.class.getClassLoader())
+                    .getMethod(method, parameters);
+            return true;
+        } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
+            return false;
+        }
+    }
 
     /** Validates {@code url}, opens the pools, and checks (PING, AUTH, SELECT) that the server accepts them. */
     public static RedisLockBackend open(LockUrl url) {
+        requireSupportedJedis();
         Duration lease = url.millisParameter(
                 LEASE_MS, RedisSettings.DEFAULT_LEASE, RedisSettings.MIN_LEASE, RedisSettings.MAX_LEASE);
         String prefix;
@@ -160,10 +229,10 @@ public final class RedisConnections {
 
         List<AutoCloseable> owned = new ArrayList<>(2);
         try {
-            UnifiedJedis commands = client(endpoint, commandConfig, pool(poolSize, timeout), timeout);
+            UnifiedJedis commands = Clients.client(endpoint, commandConfig, pool(poolSize, timeout), timeout);
             owned.add(commands);
             // Same configuration as the command client: each BLPOP sets its own socket timeout (see WaitConnections).
-            UnifiedJedis waits = client(endpoint, commandConfig, pool(waitPoolSize, timeout), timeout);
+            UnifiedJedis waits = Clients.client(endpoint, commandConfig, pool(waitPoolSize, timeout), timeout);
             owned.add(waits);
             RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
             backend.verify(evictionCheck);
@@ -214,26 +283,38 @@ public final class RedisConnections {
     private record Endpoint(
             boolean cluster, String sentinelMaster, Set<HostAndPort> hosts, JedisClientConfig sentinelConfig) {}
 
-    private static UnifiedJedis client(
-            Endpoint endpoint, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool, int timeoutMillis) {
-        Set<HostAndPort> hosts = endpoint.hosts();
-        if (endpoint.sentinelMaster() != null) {
-            return SentinelRedis.open(endpoint.sentinelMaster(), hosts, endpoint.sentinelConfig(), config, pool);
-        }
-        if (endpoint.cluster()) {
-            return RedisClusterClient.builder()
-                    .nodes(hosts)
+    /**
+     * Builds the clients with the Jedis 8 builders. A class of its own so that loading {@link RedisConnections} (for
+     * its parameter names, or to run {@link #requireSupportedJedis()}) never loads a Jedis class an older Jedis lacks:
+     * the verifier would then fail with a {@code NoClassDefFoundError} before the message naming the fix.
+     */
+    private static final class Clients {
+        private Clients() {}
+
+        static UnifiedJedis client(
+                Endpoint endpoint,
+                JedisClientConfig config,
+                GenericObjectPoolConfig<Connection> pool,
+                int timeoutMillis) {
+            Set<HostAndPort> hosts = endpoint.hosts();
+            if (endpoint.sentinelMaster() != null) {
+                return SentinelRedis.open(endpoint.sentinelMaster(), hosts, endpoint.sentinelConfig(), config, pool);
+            }
+            if (endpoint.cluster()) {
+                return RedisClusterClient.builder()
+                        .nodes(hosts)
+                        .clientConfig(config)
+                        .poolConfig(pool)
+                        .maxAttempts(3)
+                        .maxTotalRetriesDuration(Duration.ofMillis(timeoutMillis))
+                        .build();
+            }
+            return RedisClient.builder()
+                    .hostAndPort(hosts.iterator().next())
                     .clientConfig(config)
                     .poolConfig(pool)
-                    .maxAttempts(3)
-                    .maxTotalRetriesDuration(Duration.ofMillis(timeoutMillis))
                     .build();
         }
-        return RedisClient.builder()
-                .hostAndPort(hosts.iterator().next())
-                .clientConfig(config)
-                .poolConfig(pool)
-                .build();
     }
 
     private static void closeAll(List<AutoCloseable> clients) {

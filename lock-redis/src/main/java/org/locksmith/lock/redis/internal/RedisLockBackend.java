@@ -450,6 +450,14 @@ public final class RedisLockBackend implements LockBackend {
                             waited ? "1" : "0",
                             restartHoldOffMillis));
         } catch (LockBackendException e) {
+            java.net.ConnectException refused = connectFailure(e);
+            if (refused != null) {
+                // Not a lost reply: no connection, so the script never left and there is nothing to clean up.
+                throw new LockBackendException(
+                        "Redis at " + settings.address() + " refused the connection (" + refused.getMessage()
+                                + "): the acquire of key '" + keys.userKey() + "' was not sent, nothing was granted",
+                        e);
+            }
             if (neverSent(e) || e.getCause() instanceof JedisDataException) {
                 throw e; // not sent, or answered with an error: nothing was granted
             }
@@ -487,7 +495,26 @@ public final class RedisLockBackend implements LockBackend {
                 return true;
             }
         }
-        return false;
+        return connectFailure(e) != null;
+    }
+
+    /**
+     * The connection failure behind {@code e}, if a new connection could not be made: in its causes, or suppressed by
+     * one of them (Jedis reports "Failed to connect to host:port" and adds each address's {@code ConnectException}
+     * as suppressed, not as the cause).
+     */
+    private static java.net.ConnectException connectFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException c) {
+                return c;
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (s instanceof java.net.ConnectException c) {
+                    return c;
+                }
+            }
+        }
+        return null;
     }
 
     @Override
