@@ -617,6 +617,7 @@ public abstract class LockTck {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
     public void c14_keys_derivedNamesIndependent() throws Exception {
         new DerivedNamesContract(env).derivedNamesIndependent();
     }

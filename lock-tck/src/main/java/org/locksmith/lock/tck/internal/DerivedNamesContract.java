@@ -46,9 +46,9 @@ public final class DerivedNamesContract {
 
     /**
      * How many derived names one round checks against the base key: client C holds them all at once, and a backend
-     * may take a connection per held lock.
+     * may take a connection per held lock, and a pool of 10 (PostgreSQL's default) must leave room for the waiters.
      */
-    static final int CHUNK = 12;
+    static final int CHUNK = 8;
 
     /**
      * The names derived from {@code base}: {@code base + separator + suffix} for each separator and suffix, {@code
