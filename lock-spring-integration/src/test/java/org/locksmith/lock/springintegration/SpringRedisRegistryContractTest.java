@@ -1,6 +1,7 @@
 package org.locksmith.lock.springintegration;
 
 import java.net.URI;
+import java.util.ConcurrentModificationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.locksmith.lock.testservers.TestRedis;
@@ -10,12 +11,17 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
-/** The registry contract on Spring's own RedisLockRegistry (Lettuce), two connection factories as two nodes. */
+/**
+ * The registry contract on Spring's own RedisLockRegistry (Lettuce), two connection factories as two nodes (the
+ * short-expiry nodes are registries with an {@code expireAfter} of {@link #SHORT_EXPIRY} on the same factories).
+ */
 class SpringRedisRegistryContractTest extends LockRegistryContract {
     private static LettuceConnectionFactory factoryA;
     private static LettuceConnectionFactory factoryB;
     private static RedisLockRegistry a;
     private static RedisLockRegistry b;
+    private static RedisLockRegistry shortA;
+    private static RedisLockRegistry shortB;
 
     @BeforeAll
     static void open() {
@@ -26,6 +32,8 @@ class SpringRedisRegistryContractTest extends LockRegistryContract {
         factoryB = factory(url);
         a = new RedisLockRegistry(factoryA, "locksmith-si-contract-spring");
         b = new RedisLockRegistry(factoryB, "locksmith-si-contract-spring");
+        shortA = new RedisLockRegistry(factoryA, "locksmith-si-contract-spring", SHORT_EXPIRY.toMillis());
+        shortB = new RedisLockRegistry(factoryB, "locksmith-si-contract-spring", SHORT_EXPIRY.toMillis());
     }
 
     private static LettuceConnectionFactory factory(URI url) {
@@ -40,6 +48,8 @@ class SpringRedisRegistryContractTest extends LockRegistryContract {
     static void close() {
         a.destroy();
         b.destroy();
+        shortA.destroy();
+        shortB.destroy();
         factoryA.destroy();
         factoryB.destroy();
     }
@@ -57,5 +67,25 @@ class SpringRedisRegistryContractTest extends LockRegistryContract {
     @Override
     Class<? extends Throwable> nonOwnerUnlockException() {
         return IllegalStateException.class;
+    }
+
+    @Override
+    Class<? extends Throwable> unlockAfterExpiryException() {
+        return ConcurrentModificationException.class;
+    }
+
+    @Override
+    ExpirableLockRegistry<? extends DistributedLock> shortExpiryNodeA() {
+        return shortA;
+    }
+
+    @Override
+    ExpirableLockRegistry<? extends DistributedLock> shortExpiryNodeB() {
+        return shortB;
+    }
+
+    @Override
+    boolean renewsALockTakenWithoutATtl() {
+        return false;
     }
 }
