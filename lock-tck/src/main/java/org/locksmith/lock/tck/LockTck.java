@@ -624,16 +624,12 @@ public abstract class LockTck {
 
     // ---- Lease ends in one JVM: abandoned holders, stale releases, renewals racing releases (c04, c07, c08) -----
 
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
     public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
         new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
     }
 
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
     public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
         new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
     }
