@@ -238,6 +238,13 @@ public final class MySqlLockBackend implements LockBackend {
     public void close() {
         sweeper.shutdownNow();
         cancelExecutor.shutdown();
+        try {
+            // The KILLs of sessions given up on (Shard.discard) go through the pools closed next: let them end first,
+            // each within the timeout (its borrow).
+            cancelExecutor.awaitTermination(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Shard shard : shards) {
             shard.close();
         }

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +45,14 @@ public final class Shard implements AutoCloseable {
     private final Map<Connection, LentSession> lent = new ConcurrentHashMap<>();
     /** Lock connections whose {@code wait_timeout} was set at borrow; their own value is put back at return. */
     private final Set<Connection> silenceBound = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The server's id ({@code CONNECTION_ID()}) of each physical lock connection, read at its first borrow (weakly
+     * held: the pool decides their life).
+     */
+    private final Map<Object, Long> sessionIds = Collections.synchronizedMap(new WeakHashMap<>());
+    /** The server's session id of each lent lock connection, by the connection as lent (a pool's proxy). */
+    private final Map<Connection, Long> lentSessionIds = new ConcurrentHashMap<>();
 
     /** Physical lock connections whose server's start time was read (weakly held: the pool decides their life). */
     private final Set<Object> startRead = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
@@ -369,6 +378,7 @@ public final class Shard implements AutoCloseable {
                 giveBack(unused);
                 return null;
             }
+            rememberSessionId(c);
             try (Statement s = c.createStatement()) {
                 s.execute("SET @locksmith_wait_timeout = @@SESSION.wait_timeout, SESSION wait_timeout = "
                         + sessionSeconds);
@@ -379,17 +389,37 @@ public final class Shard implements AutoCloseable {
             lockPermits.release();
             if (c != null) {
                 lent.remove(c);
+                lentSessionIds.remove(c);
                 abort(c); // its session settings are unknown: never lend it again
             }
             throw Sql.failure("could not borrow a connection from " + name, e);
         } catch (RuntimeException | InterruptedException e) {
             if (c != null) {
                 lent.remove(c);
+                lentSessionIds.remove(c);
             }
             lockPermits.release();
             Sql.closeQuietly(c);
             throw e;
         }
+    }
+
+    /**
+     * Notes the server's id of {@code c}'s session, so that {@link #discard} can end it on the server: one {@code
+     * SELECT CONNECTION_ID()} the first time a physical connection is lent, none after.
+     */
+    private void rememberSessionId(Connection c) throws SQLException {
+        Object physical = c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+        Long id = sessionIds.get(physical);
+        if (id == null) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+                rs.next();
+                id = rs.getLong(1);
+            }
+            sessionIds.put(physical, id);
+        }
+        lentSessionIds.put(c, id);
     }
 
     /**
@@ -500,15 +530,23 @@ public final class Shard implements AutoCloseable {
      */
     void giveBack(Connection c) {
         LentSession session = lent.remove(c);
+        Long sessionId = lentSessionIds.remove(c);
         try {
+            if (c.isClosed()) {
+                // Broken in use (on a virtual thread, an interrupt closes the socket): its statement may still run.
+                endOnServer(sessionId);
+                sessionId = null;
+            }
             restoreSilence(c);
             if (session != null && !c.isClosed()) {
                 session.restore();
             }
         } catch (SQLException e) {
             // The connection is broken: the pool must not lend it again.
+            silenceBound.remove(c);
             abort(c);
             lockPermits.release();
+            endOnServer(sessionId);
             return;
         }
         Sql.closeQuietly(c);
@@ -541,12 +579,51 @@ public final class Shard implements AutoCloseable {
         }
     }
 
-    /** Closes a lock connection that may still hold server-side state, so the pool never lends it again. */
+    /**
+     * Closes a lock connection that may still hold server-side state, so the pool never lends it again, and ends its
+     * session on the server ({@link #endOnServer}).
+     */
     void discard(Connection c) {
         lent.remove(c);
         silenceBound.remove(c);
+        Long sessionId = lentSessionIds.remove(c);
         abort(c);
         lockPermits.release();
+        endOnServer(sessionId);
+    }
+
+    /**
+     * Ends the server session {@code sessionId} of a lock connection given up on the client ({@code KILL
+     * CONNECTION}, over a connection of the short path, on the backend's executor; nothing if null). Closing a
+     * connection on the client does not end a statement that waits in the server: a row lock wait or a {@code
+     * GET_LOCK} would wait on, until its own timeout or until it is granted a lock nobody wants, which it then holds
+     * until the server notices that the client is gone. A wait whose socket an interrupt closed (on a virtual
+     * thread) before its {@code KILL QUERY} was sent is such a wait. A session already gone makes the KILL fail
+     * (unknown thread), which is ignored, as is a store that cannot be reached: there the waits end at their own
+     * bounds.
+     */
+    private void endOnServer(Long sessionId) {
+        if (sessionId == null) {
+            return;
+        }
+        Runnable kill = () -> {
+            try (LentSession session = borrowShort();
+                    Statement s = session.connection.createStatement()) {
+                s.execute("KILL CONNECTION " + sessionId);
+            } catch (SQLException | RuntimeException e) {
+                // unknown thread (already ended), or the store is unreachable
+            }
+        };
+        Executor executor = borrower;
+        if (executor == null) {
+            kill.run();
+            return;
+        }
+        try {
+            executor.execute(kill);
+        } catch (RejectedExecutionException e) {
+            kill.run(); // the backend is closing
+        }
     }
 
     private void abort(Connection c) {
