@@ -25,10 +25,17 @@ public final class FairnessContract {
     }
 
     public void arrivalOrder() throws Exception {
+        grantedInArrivalOrder("fair", 5, "(FAIR declared)");
+    }
+
+    /**
+     * Holds a key, queues {@code waiters} clients one after another (each seen queued before the next arrives),
+     * releases, and checks they were granted in arrival order.
+     */
+    private void grantedInArrivalOrder(String keyName, int waiters, String why) throws Exception {
         env.requireFeature(LockFeature.FAIR);
         LockClient holder = env.client("H");
-        String key = env.key("fair");
-        int waiters = 5;
+        String key = env.key(keyName);
         List<LockClient> clients = new ArrayList<>();
         for (int i = 0; i < waiters; i++) {
             clients.add(env.client("W" + i));
@@ -59,8 +66,8 @@ public final class FairnessContract {
             expected.add(i);
         }
         assertThat(order)
-                .as(env.at(holder, key) + "grant order of waiters W0..W" + (waiters - 1)
-                        + " that arrived in that order (FAIR declared)")
+                .as(env.at(holder, key) + "grant order of " + waiters + " waiters W0..W" + (waiters - 1)
+                        + " that arrived in that order " + why)
                 .containsExactlyElementsOf(expected);
     }
 
@@ -133,39 +140,6 @@ public final class FairnessContract {
      * the others in some other order passes with five.
      */
     public void arrivalOrderOfADozen() throws Exception {
-        env.requireFeature(LockFeature.FAIR);
-        LockClient holder = env.client("H");
-        String key = env.key("fair-dozen");
-        List<LockClient> clients = new ArrayList<>();
-        for (int i = 0; i < DOZEN; i++) {
-            clients.add(env.client("W" + i));
-        }
-        LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
-        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
-        List<Future<Void>> futures = new ArrayList<>();
-        OptionalInt base = env.storeEntries(key);
-        for (int i = 0; i < DOZEN; i++) {
-            int index = i;
-            LockClient c = clients.get(i);
-            futures.add(env.fork(() -> {
-                try (LockLease l = c.lock(key).acquire(Duration.ofSeconds(30))) {
-                    order.add(index);
-                }
-                return null;
-            }));
-            queued(key, base, i + 1);
-        }
-        held.release();
-        for (Future<Void> f : futures) {
-            f.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
-        }
-        List<Integer> expected = new ArrayList<>();
-        for (int i = 0; i < DOZEN; i++) {
-            expected.add(i);
-        }
-        assertThat(order)
-                .as(env.at(holder, key) + "grant order of " + DOZEN + " waiters W0..W" + (DOZEN - 1)
-                        + " that arrived in that order (FAIR declared; a queue must keep its order past a few places)")
-                .containsExactlyElementsOf(expected);
+        grantedInArrivalOrder("fair-dozen", DOZEN, "(FAIR declared; a queue must keep its order past a few places)");
     }
 }
