@@ -138,8 +138,11 @@ public final class Stores implements AutoCloseable {
                             "4lw.commands.whitelist=srvr",
                             "admin.enableServer=false",
                             ""));
-            String java =
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            // The server need not run on the JVM under test: a JVM unpacked outside its system (a Java 21 on
+            // this Debian 12 machine) cannot start its own java.home/bin/java, so the build names one that can.
+            String java = System.getProperty(
+                    "locksmith.bench.serverJava",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
             return new ProcessBuilder(
                             java,
                             "-Xmx512m",
