@@ -15,7 +15,6 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
@@ -309,11 +308,7 @@ public final class RedisConnections {
                         .maxTotalRetriesDuration(Duration.ofMillis(timeoutMillis))
                         .build();
             }
-            return RedisClient.builder()
-                    .hostAndPort(hosts.iterator().next())
-                    .clientConfig(config)
-                    .poolConfig(pool)
-                    .build();
+            return StandaloneRedis.open(hosts.iterator().next(), config, pool);
         }
     }
 

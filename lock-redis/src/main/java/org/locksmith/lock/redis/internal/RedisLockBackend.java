@@ -115,6 +115,7 @@ public final class RedisLockBackend implements LockBackend {
         this.owned = List.copyOf(owned);
         if (settings.waitReplicas() > 0
                 && !(commands instanceof RedisClient
+                        || commands instanceof StandaloneRedis
                         || commands instanceof SentinelRedis
                         || WaitConnections.isCluster(commands))) {
             throw new IllegalArgumentException("Waiting for replicas sends WAIT on the connection of each grant and"
@@ -687,7 +688,9 @@ public final class RedisLockBackend implements LockBackend {
     private void renewPerSlot(List<BackendLease> leases, RenewalReport report) {
         // One script call per slot (and batch), unless the client is known to talk to one server: a script may
         // touch one slot only on a cluster, and a generic UnifiedJedis may hide one. Standalone: one group, -1.
-        boolean oneServer = commands instanceof RedisClient || commands instanceof SentinelRedis;
+        boolean oneServer = commands instanceof RedisClient
+                || commands instanceof StandaloneRedis
+                || commands instanceof SentinelRedis;
         Map<Integer, List<RedisLease>> bySlot = new LinkedHashMap<>();
         for (BackendLease lease : leases) {
             RedisLease l = (RedisLease) lease;
@@ -886,6 +889,9 @@ public final class RedisLockBackend implements LockBackend {
     private Connection connectionFor(int slot) {
         if (commands instanceof RedisClient rc) {
             return rc.getPool().getResource();
+        }
+        if (commands instanceof StandaloneRedis s) {
+            return s.pool().getResource();
         }
         if (commands instanceof SentinelRedis sr) {
             return sr.pool().getResource();

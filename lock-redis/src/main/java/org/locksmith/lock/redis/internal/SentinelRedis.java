@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
@@ -80,7 +79,7 @@ final class SentinelRedis extends UnifiedJedis {
         private final JedisClientConfig config;
         private final GenericObjectPoolConfig<Connection> poolConfig;
         private volatile HostAndPort master;
-        private volatile ConnectionPool pool;
+        private volatile FairConnectionPool pool;
         private long askedAt;
         private boolean closed;
 
@@ -96,7 +95,7 @@ final class SentinelRedis extends UnifiedJedis {
             this.config = config;
             this.poolConfig = poolConfig;
             this.master = ask();
-            this.pool = new ConnectionPool(master, config, poolConfig);
+            this.pool = new FairConnectionPool(master, config, poolConfig);
             this.askedAt = System.nanoTime();
         }
 
@@ -132,8 +131,8 @@ final class SentinelRedis extends UnifiedJedis {
             if (named.equals(master)) {
                 return false;
             }
-            ConnectionPool old = pool;
-            pool = new ConnectionPool(named, config, poolConfig);
+            FairConnectionPool old = pool;
+            pool = new FairConnectionPool(named, config, poolConfig);
             master = named;
             old.close(); // borrowed connections are destroyed when given back
             return true;
@@ -141,7 +140,7 @@ final class SentinelRedis extends UnifiedJedis {
 
         @Override
         public Connection getConnection() {
-            ConnectionPool p = pool;
+            FairConnectionPool p = pool;
             try {
                 return p.getResource();
             } catch (IllegalStateException closedMeanwhile) {

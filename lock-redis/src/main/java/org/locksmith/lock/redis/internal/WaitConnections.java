@@ -50,6 +50,7 @@ final class WaitConnections {
         this.client = client;
         this.closer = closer;
         if (!(client instanceof RedisClient)
+                && !(client instanceof StandaloneRedis)
                 && !(client instanceof SentinelRedis)
                 && !(client instanceof RedisSentinelClient)
                 && !isCluster(client)) {
@@ -88,6 +89,8 @@ final class WaitConnections {
         Map<String, Pool<Connection>> pools = new LinkedHashMap<>();
         if (client instanceof RedisClient rc) {
             pools.put(address, rc.getPool());
+        } else if (client instanceof StandaloneRedis s) {
+            pools.put(address, s.pool());
         } else if (client instanceof SentinelRedis sr) {
             pools.put(sr.master().toString(), sr.pool());
         } else if (client instanceof RedisSentinelClient sc) {
@@ -105,7 +108,9 @@ final class WaitConnections {
      * the Sentinel client (whose pool is replaced when the master changes).
      */
     static Object pool(UnifiedJedis client) {
-        return client instanceof RedisClient rc ? rc.getPool() : client;
+        return client instanceof RedisClient rc
+                ? rc.getPool()
+                : client instanceof StandaloneRedis s ? s.pool() : client;
     }
 
     private static int bounded(int maxTotal) {
@@ -121,15 +126,7 @@ final class WaitConnections {
      */
     @SuppressWarnings("deprecation") // JedisCluster, see isCluster
     String blpop(LockKeys keys, String cancelKey, long timeoutMillis) {
-        Connection connection = client instanceof RedisClient rc
-                ? rc.getPool().getResource()
-                : client instanceof SentinelRedis sr
-                        ? masterConnection(sr)
-                        : client instanceof RedisSentinelClient sc
-                                ? masterConnection(sc)
-                                : client instanceof JedisCluster jc
-                                        ? jc.getConnectionFromSlot(keys.slot())
-                                        : ((RedisClusterClient) client).getConnectionFromSlot(keys.slot());
+        Connection connection = connectionFor(keys);
         try {
             int commandTimeout = connection.getSoTimeout();
             int slack = commandTimeout > 0 ? commandTimeout : DEFAULT_SLACK_MILLIS;
@@ -154,6 +151,27 @@ final class WaitConnections {
         } finally {
             giveBack(connection);
         }
+    }
+
+    /** A connection to the server that holds {@code keys}. */
+    @SuppressWarnings("deprecation") // JedisCluster, see isCluster
+    private Connection connectionFor(LockKeys keys) {
+        if (client instanceof RedisClient rc) {
+            return rc.getPool().getResource();
+        }
+        if (client instanceof StandaloneRedis s) {
+            return s.pool().getResource();
+        }
+        if (client instanceof SentinelRedis sr) {
+            return masterConnection(sr);
+        }
+        if (client instanceof RedisSentinelClient sc) {
+            return masterConnection(sc);
+        }
+        if (client instanceof JedisCluster jc) {
+            return jc.getConnectionFromSlot(keys.slot());
+        }
+        return ((RedisClusterClient) client).getConnectionFromSlot(keys.slot());
     }
 
     /** A connection to the master {@code client} sends to now (see the other overload). */
