@@ -180,6 +180,7 @@ public final class VirtualThreadsAtScale {
             int platformLiveAtEnd,
             int pinned,
             Map<String, Integer> pinnedStacks,
+            Map<PinSource, Integer> pinnedBy,
             String error) {
 
         boolean complete() {
@@ -401,11 +402,13 @@ public final class VirtualThreadsAtScale {
         int platformPeak = threads.getPeakThreadCount();
         int pinned = 0;
         Map<String, Integer> stacks = new LinkedHashMap<>();
+        Map<PinSource, Integer> by = new java.util.EnumMap<>(PinSource.class);
         try {
             for (RecordedEvent event : RecordingFile.readAllEvents(jfr)) {
                 if (event.getEventType().getName().equals(PINNED)) {
                     pinned++;
                     stacks.merge(topFrames(event), 1, Integer::sum);
+                    by.merge(PinSource.of(event), 1, Integer::sum);
                 }
             }
         } finally {
@@ -432,7 +435,66 @@ public final class VirtualThreadsAtScale {
                 platformLiveAtEnd,
                 pinned,
                 stacks,
+                by,
                 error);
+    }
+
+    /** Whose code held the monitor a pinned virtual thread parked in: the first frame outside the JDK decides. */
+    enum PinSource {
+        POOL("pool"),
+        DRIVER("driver I/O"),
+        CORE("Locksmith"),
+        FIRST_USE("first use"),
+        JDK("JDK only");
+
+        final String title;
+
+        PinSource(String title) {
+            this.title = title;
+        }
+
+        static PinSource of(RecordedEvent event) {
+            if (event.hasField("pinnedReason")
+                    && (String.valueOf(event.getString("pinnedReason")).contains("initialization")
+                            || String.valueOf(event.getString("pinnedReason")).contains("<clinit>"))) {
+                return FIRST_USE; // JDK 24+: a class initializer running, or awaited on another thread
+            }
+            if (event.getStackTrace() == null) {
+                return JDK;
+            }
+            for (RecordedFrame f : event.getStackTrace().getFrames()) {
+                String type = f.getMethod().getType().getName();
+                if (type.equals("java.lang.ClassLoader")
+                        || type.startsWith("jdk.internal.loader.")
+                        || type.equals("java.lang.invoke.MethodHandleNatives")) {
+                    return FIRST_USE; // class loading or call-site linking, once per class or call site
+                }
+            }
+            for (RecordedFrame f : event.getStackTrace().getFrames()) {
+                String type = f.getMethod().getType().getName();
+                if (type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.")) {
+                    continue;
+                }
+                if (type.startsWith("org.apache.commons.pool2.")
+                        || type.startsWith("com.zaxxer.hikari.")
+                        || type.endsWith("ConnectionPool")) {
+                    return POOL;
+                }
+                return type.startsWith("org.locksmith.") ? CORE : DRIVER;
+            }
+            return JDK;
+        }
+    }
+
+    private static String pinnedBy(Outcome o) {
+        if (o.pinned() == 0) {
+            return "0";
+        }
+        return o.pinned() + " ("
+                + o.pinnedBy().entrySet().stream()
+                        .map(e -> e.getKey().title + " " + e.getValue())
+                        .collect(Collectors.joining(", "))
+                + ")";
     }
 
     /**
@@ -638,17 +700,17 @@ public final class VirtualThreadsAtScale {
                 loadBefore,
                 loadAfter,
                 s.limit().toSeconds()));
-        md.append("```\n./mvnw -B -Pvthreads -DskipTests -pl lock-bench verify"
-                + " -Dvthreads.java=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java\n```\n\n");
+        md.append("```\n./mvnw -B -Pvthreads -DskipTests -pl lock-bench -am verify -Dvthreads.java=<the java of the JVM"
+                + " above>\n```\n\n");
         md.append("Servers: ").append(String.join("; ", servers)).append(".\n\n");
         md.append("| backend | connections bound | grants | grants/s | wait p50 ms | wait p99 ms | wait max ms"
-                + " | store connections used (peak) | platform threads before / peak / at end | pinned events |"
+                + " | store connections used (peak) | platform threads before / peak / at end | pinned events (by source) |"
                 + " complete |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Outcome o : outcomes) {
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f | %d | %d / %d / %d | %d | %s |\n",
+                    "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f | %d | %d / %d / %d | %s | %s |\n",
                     o.backend().title,
                     o.bound(),
                     o.grants(),
@@ -660,7 +722,7 @@ public final class VirtualThreadsAtScale {
                     o.platformBefore(),
                     o.platformPeak(),
                     o.platformLiveAtEnd(),
-                    o.pinned(),
+                    pinnedBy(o),
                     o.complete() ? "yes" : "**no**"));
         }
         md.append("\nStore connections are counted by the store every 200 ms: Redis `CLIENT LIST` by the client's"
@@ -668,7 +730,10 @@ public final class VirtualThreadsAtScale {
                 + " `pg_stat_activity` by `application_name`, ZooKeeper `srvr`'s connection count on the run's own"
                 + " server (minus the probe). Platform threads are `ThreadMXBean` counts (virtual threads are not"
                 + " counted; the JVM's own threads and the sampler are). Pinned events are `jdk.VirtualThreadPinned`"
-                + " with no threshold, recorded during the backend's run.\n");
+                + " with no threshold, recorded during the backend's run, each counted by the first frame outside the JDK:"
+                + " a connection pool (commons-pool2, HikariCP, a `*ConnectionPool`), Locksmith, or any other library"
+                + " (the store's driver, Curator); \"first use\" is class loading, a wait for another thread's class"
+                + " initialization or call-site linking, which happen once.\n");
         for (Outcome o : outcomes) {
             if (!o.complete()) {
                 md.append("\n- ")
