@@ -40,7 +40,9 @@ class BomCompletenessTest {
         }
         assertThat(published).contains("lock-api", "lock-redis", "lock-spring-boot-starter");
         for (String artifact : published) {
-            assertThat(managed).as("locksmith-bom manages org.locksmith:" + artifact).containsKey("org.locksmith:" + artifact);
+            assertThat(managed)
+                    .as("locksmith-bom manages org.locksmith:" + artifact)
+                    .containsKey("org.locksmith:" + artifact);
         }
         String shedlock = text(first(parent.getDocumentElement(), "properties"), "shedlock.version", null);
         assertThat(managed)

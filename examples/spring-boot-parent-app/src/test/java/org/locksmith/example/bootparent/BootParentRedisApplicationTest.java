@@ -48,15 +48,17 @@ class BootParentRedisApplicationTest {
 
     @Test
     void runsOnTheJedisThePomSets() {
-        assertThat(Jedis.class.getPackage().getImplementationVersion() == null
-                        ? jedisVersionFromPom()
-                        : Jedis.class.getPackage().getImplementationVersion())
+        assertThat(
+                        Jedis.class.getPackage().getImplementationVersion() == null
+                                ? jedisVersionFromPom()
+                                : Jedis.class.getPackage().getImplementationVersion())
                 .as("jedis.version=8.0.2 in this pom replaces the Jedis 7.0 Spring Boot manages")
                 .startsWith("8.");
     }
 
     private static String jedisVersionFromPom() {
-        try (var in = Jedis.class.getClassLoader().getResourceAsStream("META-INF/maven/redis.clients/jedis/pom.properties")) {
+        try (var in =
+                Jedis.class.getClassLoader().getResourceAsStream("META-INF/maven/redis.clients/jedis/pom.properties")) {
             var properties = new java.util.Properties();
             properties.load(in);
             return properties.getProperty("version");

@@ -25,7 +25,9 @@ class JedisTooOldTest {
     @Test
     void openingARedisClientOnJedis7NamesThePropertyToSet() throws Exception {
         Path jedis7 = Path.of(System.getProperty("bootManagedJedis", "target/boot-managed-jedis/jedis-7.0.0.jar"));
-        assertThat(jedis7).as("copied by maven-dependency-plugin in generate-test-resources").exists();
+        assertThat(jedis7)
+                .as("copied by maven-dependency-plugin in generate-test-resources")
+                .exists();
         URL[] urls = {
             jedis7.toUri().toURL(),
             location(Locks.class),
@@ -54,7 +56,8 @@ class JedisTooOldTest {
     }
 
     private static URL location(Class<?> type) throws Exception {
-        Path path = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path path =
+                Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertThat(Files.exists(path)).as("class path entry of " + type).isTrue();
         return path.toUri().toURL();
     }

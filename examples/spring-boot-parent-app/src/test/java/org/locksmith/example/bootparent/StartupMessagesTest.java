@@ -60,9 +60,8 @@ class StartupMessagesTest {
     void theStartLogsTheBackendAndTheUrlWithoutItsPassword(CapturedOutput output) throws Exception {
         String password = "s3cret-not-for-logs";
         try (PrivateRedis redis = PrivateRedis.startWithPassword(password);
-                ConfigurableApplicationContext context = application(
-                                "locksmith.url=redis://:" + password + "@127.0.0.1:" + redis.port()
-                                        + "?restartHoldOffMs=0")
+                ConfigurableApplicationContext context = application("locksmith.url=redis://:" + password
+                                + "@127.0.0.1:" + redis.port() + "?restartHoldOffMs=0")
                         .run()) {
             try (LockLease lease = context.getBean(LockClient.class).lock("k").acquire(Duration.ofSeconds(5))) {
                 assertThat(lease.isValid()).isTrue();
