@@ -84,6 +84,96 @@ class MySqlShardStallTest {
     }
 
     /**
+     * One stalled session costs only its own lease (issue 32: a hung session took every lease of the client): six
+     * leases, each on a session of its own, and the connection of the first one stalls (the proxy stops relaying on
+     * it alone). For longer than the session timeout plus a check's timeout, the other five stay valid, fire no loss
+     * and are not grantable to another client; once the stall ends they release normally.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = MySqlStrategy.class,
+            names = {"ROW", "NAMED"})
+    void aStalledSessionDoesNotDelayTheChecksOfTheOthers(MySqlStrategy strategy) throws Exception {
+        LockUrl server = LockUrl.parse(stalledDb);
+        LockUrl.HostAndPort host = server.hosts().get(0);
+        try (StallingProxy proxy = new StallingProxy(host.port(3306))) {
+            String url = "mysql://" + server.user().orElse("root") + "@127.0.0.1:" + proxy.port() + "/"
+                    + server.path() + "?strategy=" + strategy.urlValue()
+                    + "&checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=2000&poolSize=8&table="
+                    + MySqlTestServer.uniqueTable("onestall");
+            try (LockClient client = MySqlTckSupport.open(url);
+                    LockClient other = MySqlTckSupport.open(url)) {
+                MySqlLockBackend backend = MySqlTckSupport.backendOf(client);
+                LockLease first = client.lock("onestall:0").acquireDetached(Duration.ofSeconds(5));
+                long stalledSession =
+                        MySqlTestServer.sessionId(backend.heldConnections().get(0));
+                int stalledPort = clientPort(stalledDb, stalledSession);
+                List<LockLease> others = new ArrayList<>();
+                java.util.Map<String, String> lost = new java.util.concurrent.ConcurrentHashMap<>();
+                for (int i = 1; i < 6; i++) {
+                    String key = "onestall:" + i;
+                    LockLease lease = client.lock(key).acquireDetached(Duration.ofSeconds(5));
+                    lease.onLost(e -> lost.put(key, String.valueOf(e.getMessage())));
+                    others.add(lease);
+                }
+                proxy.stallConnection(stalledPort);
+                long start = System.nanoTime();
+                try {
+                    // the session timeout plus a stalled check's timeout (what checks made one after another
+                    // would cost the others), and some
+                    org.awaitility.Awaitility.await()
+                            .during(Duration.ofMillis(4_500))
+                            .atMost(Duration.ofMillis(6_500))
+                            .pollInterval(Duration.ofMillis(20))
+                            .untilAsserted(() -> {
+                                for (LockLease lease : others) {
+                                    assertThat(lease.isValid())
+                                            .as("a lease whose session answers, "
+                                                    + Duration.ofNanos(System.nanoTime() - start)
+                                                            .toMillis()
+                                                    + " ms after another lease's session stalled")
+                                            .isTrue();
+                                }
+                                assertThat(lost).as("leases reported lost").isEmpty();
+                            });
+                    assertThat(first.isValid())
+                            .as("the stalled lease, past its session timeout")
+                            .isFalse();
+                    for (int i = 1; i < 6; i++) {
+                        assertThat(other.lock("onestall:" + i).tryAcquire())
+                                .as("another client's try on a key whose holder's session answers")
+                                .isEmpty();
+                    }
+                } finally {
+                    proxy.resume();
+                }
+                for (LockLease lease : others) {
+                    lease.release();
+                }
+                try {
+                    first.release();
+                } catch (org.locksmith.lock.LockException expected) {
+                    // lost during the stall
+                }
+            }
+        }
+    }
+
+    /** The client port the server sees for session {@code id} ({@code PROCESSLIST.HOST} is {@code host:port}). */
+    private static int clientPort(String adminUrl, long id) throws java.sql.SQLException {
+        try (java.sql.Connection c = MySqlTestServer.connect(adminUrl);
+                java.sql.PreparedStatement ps =
+                        c.prepareStatement("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = ?")) {
+            ps.setLong(1, id);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).as("session " + id + " in PROCESSLIST").isTrue();
+                String hostPort = rs.getString(1);
+                return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
+            }
+        }
+    }
+
+    /**
      * Six leases on a server stalled past their session timeout: every one is found lost by its checks (a timeout,
      * or the session the server ended), and each gives its connection back then, so after the stall as many new
      * locks as the pool holds are granted while the owners of the lost leases have not released them.

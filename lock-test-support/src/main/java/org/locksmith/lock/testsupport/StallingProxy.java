@@ -21,6 +21,8 @@ public final class StallingProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
     private boolean stalled;
+    /** Connections stalled one by one, by the local port of their socket to the server. */
+    private final java.util.Set<Integer> stalledConnections = new java.util.HashSet<>();
 
     /** Listens on a free loopback port and relays each connection to {@code targetPort} on the loopback address. */
     public StallingProxy(int targetPort) throws IOException {
@@ -41,10 +43,22 @@ public final class StallingProxy implements AutoCloseable {
         }
     }
 
-    /** Relays again, first what was held while stalled. */
+    /**
+     * Stops relaying on one connection only, in both directions; the others go on. It is named by the local port of
+     * the proxy's socket to the server: the client port the server sees for it (MySQL's {@code PROCESSLIST.HOST},
+     * PostgreSQL's {@code client_port}).
+     */
+    public void stallConnection(int portTowardsServer) {
+        synchronized (gate) {
+            stalledConnections.add(portTowardsServer);
+        }
+    }
+
+    /** Relays again on every connection, first what was held while stalled. */
     public void resume() {
         synchronized (gate) {
             stalled = false;
+            stalledConnections.clear();
             gate.notifyAll();
         }
     }
@@ -57,22 +71,23 @@ public final class StallingProxy implements AutoCloseable {
                 server.connect(target, 2_000);
                 sockets.add(client);
                 sockets.add(server);
-                daemon("stalling-proxy-up", () -> relay(client, server)).start();
-                daemon("stalling-proxy-down", () -> relay(server, client)).start();
+                int port = server.getLocalPort();
+                daemon("stalling-proxy-up", () -> relay(client, server, port)).start();
+                daemon("stalling-proxy-down", () -> relay(server, client, port)).start();
             } catch (IOException e) {
                 // closed, or the server is down: the client sees its connection fail
             }
         }
     }
 
-    private void relay(Socket from, Socket to) {
+    private void relay(Socket from, Socket to, int portTowardsServer) {
         byte[] buffer = new byte[8192];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) > 0) {
                 synchronized (gate) {
-                    while (stalled) {
+                    while (stalled || stalledConnections.contains(portTowardsServer)) {
                         gate.wait();
                     }
                 }
