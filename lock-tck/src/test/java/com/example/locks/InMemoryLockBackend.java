@@ -12,7 +12,7 @@ import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
 
 /**
- * The README's worked example of a third-party backend: a "store" that is a map in this JVM. It uses only the public
+ * The worked example of a third-party backend in docs/writing-a-backend.md: a "store" that is a map in this JVM. It uses only the public
  * SPI; the shared core adds reentrancy, deadlines, interruption, close and key checks.
  */
 public final class InMemoryLockBackend implements LockBackend {

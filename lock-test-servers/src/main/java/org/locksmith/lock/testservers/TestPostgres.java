@@ -7,7 +7,7 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
- * Finds the PostgreSQL server for tests, in DESIGN.md's order: {@value #ENVIRONMENT_VARIABLE} (such as {@code
+ * Finds the PostgreSQL server for tests, in CONTRIBUTING.md's order: {@value #ENVIRONMENT_VARIABLE} (such as {@code
  * postgresql://postgres@127.0.0.1:5432/test}); else, when a Docker engine answers, a {@code postgres:17} container
  * started once per test JVM (Testcontainers); else a {@link PrivatePostgres} started once per test JVM, from the
  * machine's PostgreSQL binaries or, where it has none, zonky's PostgreSQL 17 binaries from Maven Central (so a machine

@@ -7,7 +7,7 @@ import org.testcontainers.containers.GenericContainer;
 import redis.embedded.RedisServer;
 
 /**
- * The Redis a test class runs against, found in the order of DESIGN.md: {@value #ENVIRONMENT_VARIABLE}, else
+ * The Redis a test class runs against, found in the order of CONTRIBUTING.md: {@value #ENVIRONMENT_VARIABLE}, else
  * Testcontainers ({@code redis:7.2}) when a Docker engine answers, else an embedded Redis (embedded-redis, Redis 6.2)
  * started here. Close it in {@code @AfterAll}; closing stops only what was started for it, never the environment's
  * server. Tests never flush it: they isolate themselves with key prefixes of their own.

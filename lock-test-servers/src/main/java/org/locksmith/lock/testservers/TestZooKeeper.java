@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Finds the ZooKeeper for tests, in DESIGN.md's order: {@value #ENVIRONMENT_VARIABLE}, else an {@link
+ * Finds the ZooKeeper for tests, in CONTRIBUTING.md's order: {@value #ENVIRONMENT_VARIABLE}, else an {@link
  * EmbeddedZooKeeper} in this JVM. Tests share a server named by the environment with others, so they work under a
  * root node of their own and never restart, stop or wipe it; tests that do use an {@link EmbeddedZooKeeper} of their
  * own.
