@@ -3,167 +3,209 @@ package org.locksmith.lock.shedlock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 
 /**
- * One ShedLock lock, acquired, held and released by one holder thread (the lease's owner), because a ShedLock lock
- * outlives the job's own hold ({@code lockAtLeastFor}) and ends by itself ({@code lockAtMostFor}), while a
- * Locksmith lease may only be released by the thread that acquired it. The job's thread only moves deadlines and
- * asks for the end; every wait here is bounded by a deadline.
+ * One granted ShedLock lock: a detached lease, which any thread may release once, and its two deadlines, watched by
+ * one task on the provider's timer. A ShedLock lock outlives the job's own hold ({@code lockAtLeastFor}) and ends by
+ * itself ({@code lockAtMostFor}), so whichever comes first of the job's unlock past lockAtLeastFor, the timer at a
+ * deadline, a loss or close releases the lease, and only that one.
  */
-final class HeldLock implements Runnable {
+final class HeldLock {
     static final System.Logger LOG = System.getLogger(LocksmithLockProvider.class.getName());
 
     /**
-     * How long unlock, extend, close and the grant wait for the holder thread; its store calls are bounded by the
-     * client's own timeouts, far shorter, so this only keeps a broken client from hanging the job's thread.
+     * How long unlock and extend wait for a release that another thread (the timer, close) is making; its store call
+     * is bounded by the client's own timeouts, far shorter, so this only keeps a broken client from hanging the job.
      */
     static final Duration RELEASE_WAIT = Duration.ofSeconds(30);
 
-    private enum Phase {
-        ACQUIRING,
-        REFUSED,
-        HELD,
-        RELEASING,
-        RELEASED
-    }
-
-    private final DistributedLock lock;
-    private final boolean lossDetection;
-    private final Consumer<HeldLock> onFinished;
+    private final LockLease lease;
+    private final ScheduledExecutorService timer;
+    private final Consumer<HeldLock> onReleased;
     private final ReentrantLock state = new ReentrantLock();
-    private final Condition changed = state.newCondition();
     private final List<Consumer<? super LockLostException>> listeners = new ArrayList<>();
+    private final CountDownLatch releasedInStore = new CountDownLatch(1);
+    private final JobLease view = new JobLease(this);
 
     // Guarded by state.
-    private Phase phase = Phase.ACQUIRING;
     private long atMostNanos;
     private long atLeastNanos;
     private boolean unlockRequested;
-    private boolean ended; // closed, abandoned or lost: release now, whatever the deadlines say
-    private LockLease lease;
-    private RuntimeException acquireFailure;
+    private boolean ended; // closed or lost: released whatever the deadlines say
+    private boolean releasing; // the one release of the lease is claimed
     private LockLostException loss; // set once, when the lease was lost or cut at lockAtMostFor before unlock
-
-    private final JobLease view = new JobLease(this);
+    private ScheduledFuture<?> deadline;
 
     HeldLock(
-            DistributedLock lock,
-            boolean lossDetection,
+            LockLease lease,
+            ScheduledExecutorService timer,
             long atMostNanos,
             long atLeastNanos,
-            Consumer<HeldLock> onFinished) {
-        this.lock = lock;
-        this.lossDetection = lossDetection;
+            Consumer<HeldLock> onReleased) {
+        this.lease = lease;
+        this.timer = timer;
         this.atMostNanos = atMostNanos;
         this.atLeastNanos = atLeastNanos;
-        this.onFinished = onFinished;
+        this.onReleased = onReleased;
     }
 
-    @Override
-    public void run() {
-        try {
-            Optional<LockLease> got;
-            try {
-                got = lock.tryAcquire();
-            } catch (RuntimeException e) {
-                finishAcquire(null, e);
-                return;
-            }
-            if (got.isEmpty()) {
-                finishAcquire(null, null);
-                return;
-            }
-            LockLease acquired = got.get();
-            if (lossDetection) {
-                acquired.onLost(this::lost);
-            }
-            finishAcquire(acquired, null);
-            hold();
-            release(acquired);
-        } finally {
-            onFinished.accept(this);
-        }
-    }
-
-    private void finishAcquire(LockLease acquired, RuntimeException failure) {
+    /**
+     * Starts watching lockAtMostFor (a lock granted past it is freed at once) and, with {@code lossDetection}, the
+     * lease.
+     *
+     * @return false if the lock ended before the caller saw the grant (lost at once, or its provider closed): the
+     *     job must not run, and the lock is released
+     * @throws RejectedExecutionException if the timer was shut down (the provider was closed);
+     *     the lock is released
+     */
+    boolean start(boolean lossDetection) {
+        RejectedExecutionException rejected = null;
         state.lock();
         try {
-            lease = acquired;
-            acquireFailure = failure;
-            phase = acquired == null ? Phase.REFUSED : Phase.HELD;
-            changed.signalAll();
+            schedule(atMostNanos);
+        } catch (RejectedExecutionException e) {
+            rejected = e;
+        } finally {
+            state.unlock();
+        }
+        if (rejected != null) {
+            end();
+            throw rejected;
+        }
+        if (lossDetection) {
+            lease.onLost(this::lost);
+        }
+        state.lock();
+        try {
+            return !ended;
         } finally {
             state.unlock();
         }
     }
 
-    /** Waits until the lock must end: unlocked past lockAtLeastFor, lockAtMostFor passed, lost, or ended. */
-    private void hold() {
+    /**
+     * Guarded by state: the timer task now runs at {@code whenNanos} (System.nanoTime), and no other. Only
+     * {@link #start} can meet a shut-down timer: the provider's close claims the release of every lock it holds
+     * before it stops the timer, and nothing else schedules for a lock whose release is claimed.
+     */
+    private void schedule(long whenNanos) {
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        deadline = timer.schedule(this::onDeadline, whenNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    /** The next deadline that ends the lock: lockAtMostFor, or lockAtLeastFor once unlocked if it comes first. */
+    private long nextDeadline() {
+        return unlockRequested && atLeastNanos - atMostNanos < 0 ? atLeastNanos : atMostNanos;
+    }
+
+    private void onDeadline() {
+        state.lock();
+        try {
+            if (releasing) {
+                return;
+            }
+            long next = nextDeadline();
+            if (System.nanoTime() - next < 0) {
+                schedule(next); // moved by extend or unlock after this run was due
+                return;
+            }
+        } finally {
+            state.unlock();
+        }
+        releaseNow(false);
+    }
+
+    /**
+     * Claims the release and makes it on this thread, reporting a loss first if the job did not unlock: the lock is
+     * free in the store when this returns. If another thread claimed it, waits for that release if {@code await}.
+     */
+    private void releaseNow(boolean await) {
         List<Consumer<? super LockLostException>> toCall = List.of();
+        boolean claimed;
         state.lock();
         try {
-            while (true) {
-                long now = System.nanoTime();
-                if (ended || now - atMostNanos >= 0 || (unlockRequested && now - atLeastNanos >= 0)) {
-                    break;
+            claimed = !releasing;
+            releasing = true;
+            if (claimed) {
+                if (deadline != null) {
+                    deadline.cancel(false);
                 }
-                long until = unlockRequested && atLeastNanos - atMostNanos < 0 ? atLeastNanos : atMostNanos;
-                try {
-                    changed.awaitNanos(until - now);
-                } catch (InterruptedException e) {
-                    ended = true; // the pool is shutting down (close): release now
+                if (!unlockRequested && loss == null) {
+                    loss = new LockLostException("ShedLock lock '" + lease.key()
+                            + "' reached its lockAtMostFor (or its provider was closed) before the job unlocked"
+                            + " it; it was released and another node may hold it now");
+                    toCall = new ArrayList<>(listeners);
                 }
-            }
-            phase = Phase.RELEASING;
-            if (!unlockRequested && loss == null) {
-                loss = new LockLostException("ShedLock lock '" + lock.key()
-                        + "' reached its lockAtMostFor (or its provider was closed) before the job unlocked it;"
-                        + " it was released and another node may hold it now");
-                toCall = new ArrayList<>(listeners);
             }
         } finally {
             state.unlock();
+        }
+        if (!claimed) {
+            if (await) {
+                awaitReleased();
+            }
+            return;
         }
         notifyLoss(toCall);
-    }
-
-    private void release(LockLease acquired) {
         try {
-            acquired.release();
+            lease.release();
         } catch (LockLostException e) {
             lost(e); // already reported where the client detects losses; otherwise this is the first sign
         } catch (LockBackendException | IllegalStateException | IllegalMonitorStateException e) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    "Could not release ShedLock lock '" + lock.key() + "'; the store frees it by itself: " + e);
+                    "Could not release ShedLock lock '" + lease.key() + "'; the store frees it by itself: " + e);
         } finally {
-            state.lock();
-            try {
-                phase = Phase.RELEASED;
-                changed.signalAll();
-            } finally {
-                state.unlock();
-            }
+            releasedInStore.countDown();
+            onReleased.accept(this);
         }
     }
 
+    private void awaitReleased() {
+        boolean interrupted = false;
+        long deadlineNanos = System.nanoTime() + RELEASE_WAIT.toNanos();
+        while (true) {
+            try {
+                if (!releasedInStore.await(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "ShedLock lock '" + lease.key() + "' was not released within " + RELEASE_WAIT
+                                    + "; the store frees it by itself");
+                }
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // unlock must not be cut short: the caller expects the lock free
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The lease's loss listener, on a core thread that must not block: the release goes to the timer. */
     private void lost(LockLostException cause) {
         List<Consumer<? super LockLostException>> toCall = List.of();
         state.lock();
         try {
             ended = true;
-            changed.signalAll();
             if (loss == null) {
                 loss = cause;
                 toCall = new ArrayList<>(listeners);
+            }
+            if (!releasing) {
+                schedule(System.nanoTime());
             }
         } finally {
             state.unlock();
@@ -180,63 +222,26 @@ final class HeldLock implements Runnable {
     private void callListener(Consumer<? super LockLostException> listener) {
         try {
             listener.accept(loss());
-        } catch (Throwable t) { // a listener must not stop the others, nor the holder
-            LOG.log(System.Logger.Level.WARNING, "A loss listener of ShedLock lock '" + lock.key() + "' threw", t);
+        } catch (Throwable t) { // a listener must not stop the others, nor the release
+            LOG.log(System.Logger.Level.WARNING, "A loss listener of ShedLock lock '" + lease.key() + "' threw", t);
         }
     }
 
-    /**
-     * Waits for the holder's single attempt, which the client bounds by its own timeout; a grant that comes after
-     * lockAtMostFor is returned all the same (ShedLock's contract: the lock was had), and the holder frees it at once.
-     *
-     * @return whether the lock was granted
-     */
-    boolean awaitGrant() {
-        state.lock();
-        try {
-            long deadline = System.nanoTime() + RELEASE_WAIT.toNanos();
-            boolean interrupted = false;
-            while (phase == Phase.ACQUIRING) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || interrupted) {
-                    // Given up: if the attempt still succeeds, the holder releases at once.
-                    ended = true;
-                    changed.signalAll();
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                        return false;
-                    }
-                    throw new LockBackendException("No answer from the lock store within " + RELEASE_WAIT
-                            + " to the attempt on '" + lock.key() + "'");
-                }
-                try {
-                    changed.awaitNanos(left);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (acquireFailure != null) {
-                throw acquireFailure;
-            }
-            // Ended before the caller saw the grant (provider closed, or lost at once): the holder is releasing it,
-            // so the job must not run. A grant past lockAtMostFor is still returned, as ShedLock expects.
-            return phase != Phase.REFUSED && !ended;
-        } finally {
-            state.unlock();
-        }
-    }
-
-    /** SimpleLock.unlock: ends the job's hold; returns once released if lockAtLeastFor has passed. */
+    /** SimpleLock.unlock: ends the job's hold; releases now, on this thread, if lockAtLeastFor has passed. */
     void unlock() {
+        boolean now;
         state.lock();
         try {
             unlockRequested = true;
-            changed.signalAll();
-            if (System.nanoTime() - atLeastNanos >= 0 || ended) {
-                awaitReleased();
+            now = ended || releasing || System.nanoTime() - atLeastNanos >= 0;
+            if (!now) {
+                schedule(nextDeadline());
             }
         } finally {
             state.unlock();
+        }
+        if (now) {
+            releaseNow(true);
         }
     }
 
@@ -249,60 +254,36 @@ final class HeldLock implements Runnable {
         state.lock();
         try {
             long now = System.nanoTime();
-            if (phase != Phase.HELD || ended || now - atMostNanos >= 0 || !lease.isValid()) {
-                ended = true;
-                changed.signalAll();
-                awaitReleased();
-                return false;
+            if (!releasing && !ended && now - atMostNanos < 0 && lease.isValid()) {
+                atMostNanos = now + lockAtMostFor.toNanos();
+                atLeastNanos = now + Math.max(0, lockAtLeastFor.toNanos());
+                schedule(atMostNanos);
+                return true;
             }
-            atMostNanos = now + lockAtMostFor.toNanos();
-            atLeastNanos = now + Math.max(0, lockAtLeastFor.toNanos());
-            changed.signalAll();
-            return true;
+            ended = true;
         } finally {
             state.unlock();
         }
+        releaseNow(true);
+        return false;
     }
 
-    /** Close: release now, whatever the deadlines say. */
+    /** Close: release now, on this thread, whatever the deadlines say. */
     void end() {
         state.lock();
         try {
             ended = true;
-            changed.signalAll();
         } finally {
             state.unlock();
         }
-    }
-
-    private void awaitReleased() {
-        long deadline = System.nanoTime() + RELEASE_WAIT.toNanos();
-        boolean interrupted = false;
-        while (phase != Phase.RELEASED && phase != Phase.REFUSED) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                LOG.log(
-                        System.Logger.Level.WARNING,
-                        "ShedLock lock '" + lock.key() + "' was not released within " + RELEASE_WAIT
-                                + "; the store frees it by itself");
-                break;
-            }
-            try {
-                changed.awaitNanos(left);
-            } catch (InterruptedException e) {
-                interrupted = true; // unlock must not be cut short: the caller expects the lock free
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        releaseNow(false);
     }
 
     /** Whether the job may still be running under this lock: neither unlocked nor freed in the store. */
     boolean current() {
         state.lock();
         try {
-            return !unlockRequested && phase != Phase.RELEASED && phase != Phase.REFUSED;
+            return !unlockRequested && !releasing;
         } finally {
             state.unlock();
         }
@@ -315,18 +296,13 @@ final class HeldLock implements Runnable {
     // The view's accessors.
 
     LockLease granted() {
-        state.lock();
-        try {
-            return lease;
-        } finally {
-            state.unlock();
-        }
+        return lease;
     }
 
     boolean holding() {
         state.lock();
         try {
-            return phase == Phase.HELD && !ended && System.nanoTime() - atMostNanos < 0;
+            return !releasing && !ended && System.nanoTime() - atMostNanos < 0;
         } finally {
             state.unlock();
         }

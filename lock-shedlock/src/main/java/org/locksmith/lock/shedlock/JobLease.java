@@ -6,9 +6,9 @@ import org.locksmith.lock.LockLease;
 import org.locksmith.lock.LockLostException;
 
 /**
- * What {@link LocksmithLockProvider#currentLease()} returns: the holder thread's lease, seen from the job. Valid only
- * while the holder still holds it within lockAtMostFor; its loss listeners also hear of the cut at lockAtMostFor;
- * it cannot be released from here (ShedLock unlocks it).
+ * What {@link LocksmithLockProvider#currentLease()} returns: the provider's detached lease, seen from the job. Valid
+ * only while the provider still holds it within lockAtMostFor; its loss listeners also hear of the cut at
+ * lockAtMostFor; it cannot be released from here (ShedLock unlocks it).
  */
 final class JobLease implements LockLease {
     private final HeldLock held;
@@ -53,7 +53,7 @@ final class JobLease implements LockLease {
     @Override
     public void release() {
         throw new IllegalMonitorStateException("The lease of ShedLock lock '" + key()
-                + "' is held by its provider's holder thread: unlock it through ShedLock (SimpleLock.unlock), as"
+                + "' is held by its provider: unlock it through ShedLock (SimpleLock.unlock), as"
                 + " its LockingTaskExecutor does when the job ends");
     }
 

@@ -10,14 +10,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.locksmith.lock.DistributedLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
@@ -34,14 +34,14 @@ import org.locksmith.lock.LockLease;
  * }</pre>
  *
  * <p><b>Mapping.</b> A ShedLock lock named {@code n} is the Locksmith key {@code keyPrefix + n}. {@link #lock} makes
- * one attempt that never waits on another holder ({@link org.locksmith.lock.DistributedLock#tryAcquire()}) and
- * returns empty when another node (or another job of this node) holds the key.
+ * one attempt on the calling thread that never waits on another holder ({@link DistributedLock#tryAcquireDetached()})
+ * and returns empty when another node (or another job of this node) holds the key.
  *
- * <p><b>Who owns the lease.</b> Locksmith leases belong to the thread that acquired them, while a ShedLock lock
- * outlives its job: it is kept after {@link SimpleLock#unlock()} until {@code lockAtLeastFor} has passed, and freed
- * at {@code lockAtMostFor} even if nobody unlocks it. So each granted lock is acquired and held by a holder thread
- * of this provider (a daemon named {@code locksmith-shedlock-holder-N}, one per held lock, pooled), which releases
- * it at the first of:
+ * <p><b>Who owns the lease.</b> A ShedLock lock outlives its job: it is kept after {@link SimpleLock#unlock()} until
+ * {@code lockAtLeastFor} has passed, and freed at {@code lockAtMostFor} even if nobody unlocks it. So each granted
+ * lock is a detached lease (one that any thread may release, once) and its deadlines wait on this provider's one
+ * timer thread (a daemon named {@code locksmith-shedlock-timer-N}, started with the first lock): no thread per held
+ * lock. The lease is released at the first of:
  *
  * <ul>
  *   <li>{@code unlock()} was called and {@code lockAtLeastFor} (from the configuration's creation time) has passed;
@@ -77,8 +77,8 @@ import org.locksmith.lock.LockLease;
  * <p><b>Errors.</b> A store failure in {@link #lock} is thrown as Locksmith's {@link
  * org.locksmith.lock.LockBackendException} (ShedLock's executors propagate it and do not run the job); a lock name
  * that makes an invalid key throws {@link IllegalArgumentException}; {@link #lock} after {@link #close()}, or on a
- * closed client, throws {@link IllegalStateException}. If the calling thread is interrupted while the holder thread
- * acquires, {@link #lock} returns empty with the interrupt status set, and nothing stays held.
+ * closed client, throws {@link IllegalStateException}. If the calling thread is interrupted when its attempt
+ * returns, {@link #lock} returns empty with the interrupt status set, and nothing stays held.
  *
  * <p>This class is thread-safe. Closing it does not close the client.
  */
@@ -88,11 +88,11 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
     public static final String DEFAULT_KEY_PREFIX = "shedlock:";
 
     private static final ThreadLocal<Deque<HeldLock>> CURRENT = new ThreadLocal<>();
-    private static final AtomicInteger HOLDER_THREADS = new AtomicInteger();
+    private static final AtomicInteger TIMER_THREADS = new AtomicInteger();
 
     private final LockClient client;
     private final String keyPrefix;
-    private final ThreadPoolExecutor holders;
+    private final ScheduledThreadPoolExecutor timer;
     private final Set<HeldLock> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -126,12 +126,15 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
                     + "' declares neither LEASE_EXPIRY nor SESSION_BOUND: the lock of a crashed node would never"
                     + " free, which breaks ShedLock's lockAtMostFor. Use a leased or session-bound backend.");
         }
-        this.holders =
-                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-                    Thread t = new Thread(r, "locksmith-shedlock-holder-" + HOLDER_THREADS.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "locksmith-shedlock-timer-" + TIMER_THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        // Every extend and early unlock moves a deadline: drop the cancelled one at once rather than at its time.
+        timer.setRemoveOnCancelPolicy(true);
+        // Close releases every lock itself; the deadlines still waiting then have nothing left to do.
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /**
@@ -153,21 +156,33 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
         }
         Instant now = ClockProvider.now();
         long nowNanos = System.nanoTime();
-        Duration atMost = Duration.between(now, lockConfiguration.getLockAtMostUntil());
+        Optional<LockLease> granted =
+                client.lock(keyPrefix + lockConfiguration.getName()).tryAcquireDetached();
+        if (granted.isEmpty()) {
+            return Optional.empty();
+        }
         HeldLock lock = new HeldLock(
-                client.lock(keyPrefix + lockConfiguration.getName()),
-                client.features().contains(LockFeature.LOSS_DETECTION),
-                nowNanos + nonNegative(atMost),
+                granted.get(),
+                timer,
+                nowNanos + nonNegative(Duration.between(now, lockConfiguration.getLockAtMostUntil())),
                 nowNanos + nonNegative(Duration.between(now, lockConfiguration.getLockAtLeastUntil())),
                 held::remove);
         held.add(lock);
+        // Seen here or by close(), which ends every lock in held: a lock granted while closing never stays held.
+        if (closed) {
+            lock.end();
+            throw new IllegalStateException("LocksmithLockProvider is closed");
+        }
+        boolean started;
         try {
-            holders.execute(lock);
+            started = lock.start(client.features().contains(LockFeature.LOSS_DETECTION));
         } catch (RejectedExecutionException e) {
-            held.remove(lock);
             throw new IllegalStateException("LocksmithLockProvider is closed", e);
         }
-        if (!lock.awaitGrant()) {
+        // The job must not run under a lock that ended before it was handed over (provider closed, lost at once);
+        // nor, as before the attempt moved to this thread, when the caller was interrupted meanwhile.
+        if (!started || Thread.currentThread().isInterrupted()) {
+            lock.end();
             return Optional.empty();
         }
         Deque<HeldLock> current = CURRENT.get();
@@ -183,11 +198,11 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
      * The lease of the innermost ShedLock lock that this provider (any instance) granted on the current thread and
      * that was not unlocked yet: while a job runs under ShedLock, its own lock's lease. No I/O.
      *
-     * <p>The lease is held by one of the provider's holder threads, not by the job's: its {@link
-     * LockLease#release()} throws {@link IllegalMonitorStateException} (unlock through ShedLock), {@link
-     * LockLease#fencingToken()} follows {@link LockFeature#FENCING} as usual, {@link LockLease#isValid()} turns false
-     * once the lock is lost or freed at {@code lockAtMostFor}, and {@link LockLease#onLost} listeners (which need
-     * {@link LockFeature#LOSS_DETECTION}) are called once in either case.
+     * <p>The lease is held by the provider, not by the job: its {@link LockLease#release()} throws {@link
+     * IllegalMonitorStateException} (unlock through ShedLock), {@link LockLease#fencingToken()} follows {@link
+     * LockFeature#FENCING} as usual, {@link LockLease#isValid()} turns false once the lock is lost or freed at {@code
+     * lockAtMostFor}, and {@link LockLease#onLost} listeners (which need {@link LockFeature#LOSS_DETECTION}) are
+     * called once in either case.
      *
      * <p>Take it at the start of the job to watch it: once the lock is unlocked or freed in the store (at {@code
      * lockAtMostFor}, on loss, on close) it is no longer current, and this returns the next outer lock's lease, or
@@ -210,9 +225,9 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
     }
 
     /**
-     * Releases every lock this provider still holds, at once (also those kept for {@code lockAtLeastFor}), and stops
-     * its holder threads, waiting a bounded time for their releases. Later {@link #lock} calls throw {@link
-     * IllegalStateException}. Does not close the client. Idempotent.
+     * Releases every lock this provider still holds, at once (also those kept for {@code lockAtLeastFor}), on the
+     * calling thread, and stops its timer thread, waiting a bounded time for a release it is making. Later {@link
+     * #lock} calls throw {@link IllegalStateException}. Does not close the client. Idempotent.
      */
     @Override
     public void close() {
@@ -220,12 +235,12 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider, Auto
         for (HeldLock lock : held) {
             lock.end();
         }
-        holders.shutdown();
+        timer.shutdown(); // not shutdownNow: a release the timer is making is let finish, not interrupted
         try {
-            if (!holders.awaitTermination(HeldLock.RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!timer.awaitTermination(HeldLock.RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 HeldLock.LOG.log(
                         System.Logger.Level.WARNING,
-                        "LocksmithLockProvider.close: a holder thread did not finish releasing within "
+                        "LocksmithLockProvider.close: its timer thread did not finish releasing within "
                                 + HeldLock.RELEASE_WAIT + "; the store frees its lock by itself");
             }
         } catch (InterruptedException e) {
