@@ -654,9 +654,7 @@ public abstract class LockTck {
         new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
     }
 
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
+    @Test // alone: it bounds the time to the next grant within the session timeout plus a fraction of it
     public void c09_session_abandonedClientFreesWithinSession() throws Exception {
         new LeaseEndContract(env).abandonedClientFreesWithinSession();
     }
