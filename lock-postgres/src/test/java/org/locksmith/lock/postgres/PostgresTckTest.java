@@ -112,7 +112,7 @@ class PostgresTckTest extends LockTck {
             /** The server process of the session holding the key's advisory lock, stopped with SIGSTOP. */
             @Override
             public Outage stallLease(LockClient client, String key) {
-                long pid = ServerSql.count(
+                long pid = ServerSql.look(
                         SERVER,
                         "SELECT coalesce(max(l.pid), 0) FROM pg_locks l JOIN " + TABLE + " t ON "
                                 + ServerSql.holds("l", "t") + " WHERE t.key_hash = ? AND l.granted",
@@ -129,7 +129,7 @@ class PostgresTckTest extends LockTck {
     /** Advisory locks held or waited for on the key, and its row in the key table. */
     @Override
     protected OptionalInt storeEntries(String key) {
-        return OptionalInt.of((int) ServerSql.count(
+        return OptionalInt.of((int) ServerSql.look(
                 SERVER,
                 "SELECT (SELECT count(*) FROM pg_locks l JOIN " + TABLE + " t ON " + ServerSql.holds("l", "t")
                         + " WHERE t.key_hash = ?)"
@@ -141,7 +141,7 @@ class PostgresTckTest extends LockTck {
     /** The sessions of this class's clients, as the server sees them. */
     @Override
     protected OptionalInt openConnections() {
-        return OptionalInt.of((int) ServerSql.count(
+        return OptionalInt.of((int) ServerSql.look(
                 SERVER, "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", APPLICATION));
     }
 
@@ -164,6 +164,7 @@ class PostgresTckTest extends LockTck {
 
     @AfterAll
     static void stopServer() {
+        ServerSql.forget(SERVER);
         SERVER.close();
     }
 }

@@ -60,6 +60,13 @@ public final class PrivatePostgres implements AutoCloseable {
 
     private Process server;
 
+    /** How many times this object has started the server; a start makes what {@link #awaitUptime} knew stale. */
+    private volatile long launches;
+    /** The start ({@link #launches} count) whose time {@link #awaitUptime} last read. */
+    private volatile long knownLaunch = -1;
+    /** That start's time in {@link System#nanoTime()}, as {@link #awaitUptime} last read it. */
+    private volatile long knownStartNanos;
+
     private PrivatePostgres(Path bin, Path dataDir, int port, Optional<ServerUser> serverUser) {
         this.bin = bin;
         this.dataDir = dataDir;
@@ -273,10 +280,18 @@ public final class PrivatePostgres implements AutoCloseable {
 
     /**
      * Waits until the server serves and has been up for {@code seconds} as Locksmith's restart hold-off counts it,
-     * at most that plus 30 s.
+     * at most that plus 30 s. Once it has read the server's start time, and this object has not started the server
+     * again since, it answers from that time without a new session.
      */
     public void awaitUptime(long seconds) {
+        // Once the server's start time is known, and this object has not started it since, the answer needs no new
+        // session: a test class calls this before each of its tests, and a session costs the server a process.
+        long launch = launches;
+        if (knownLaunch == launch && System.nanoTime() - knownStartNanos >= TimeUnit.SECONDS.toNanos(seconds)) {
+            return;
+        }
         awaitUptime(seconds, "test");
+        knownLaunch = launch;
     }
 
     private void awaitUptime(long seconds, String database) {
@@ -291,7 +306,13 @@ public final class PrivatePostgres implements AutoCloseable {
                             Statement s = c.createStatement();
                             ResultSet rs = s.executeQuery(
                                     "SELECT extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())")) {
-                        return rs.next() && rs.getDouble(1) >= seconds;
+                        if (!rs.next()) {
+                            return false;
+                        }
+                        double up = rs.getDouble(1);
+                        // read after the answer came: the start it implies is no earlier than the server's own
+                        knownStartNanos = System.nanoTime() - (long) (up * 1e9);
+                        return up >= seconds;
                     }
                 });
     }
@@ -478,6 +499,7 @@ public final class PrivatePostgres implements AutoCloseable {
     }
 
     private void launch() {
+        launches++;
         List<String> command = asUser(List.of(
                 bin.resolve("postgres").toString(),
                 "-D",

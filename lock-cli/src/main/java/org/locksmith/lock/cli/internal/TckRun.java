@@ -77,6 +77,7 @@ public final class TckRun {
                 .configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
                 .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
                 .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "4")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.max-pool-size", "4")
                 .configurationParameters(timings)
                 .build();
         List<Outcome> outcomes = Collections.synchronizedList(new ArrayList<>());

@@ -50,6 +50,9 @@ public final class FaultLoadContract {
         final int id;
         final WorkerProcess process;
         final List<String> lines = new ArrayList<>();
+        /** How many of {@link #lines} {@link #pumpAll} has looked through for an error. */
+        int checked;
+
         boolean dead;
 
         Worker(int id, WorkerProcess process) {
@@ -193,7 +196,9 @@ public final class FaultLoadContract {
     private static void pumpAll(List<Worker> workers) {
         for (Worker w : workers) {
             w.pump();
-            for (String line : w.lines) {
+            // only the lines new since the last look: the workers print up to a line a millisecond each
+            for (; w.checked < w.lines.size(); w.checked++) {
+                String line = w.lines.get(w.checked);
                 if (line.startsWith("ERROR")) {
                     throw new AssertionError("worker " + w.id + " (" + w.process + ") crashed: " + line
                             + "; its stderr: " + w.process.stderrTail());
