@@ -131,7 +131,11 @@ public final class VirtualThreadsAtScale {
             int pool = 32;
             Set<Backend> backends = EnumSet.allOf(Backend.class);
             Path out = Path.of("target/bench/vthreads.md");
-            for (String arg : args) {
+            // -Dvthreads.args reaches main as one argument: "--out=F --backends=redis" counts as two.
+            for (String arg : String.join(" ", args).trim().split("\\s+")) {
+                if (arg.isEmpty()) {
+                    continue;
+                }
                 String value = arg.substring(arg.indexOf('=') + 1);
                 if (arg.startsWith("--threads=")) {
                     threads = Integer.parseInt(value);
