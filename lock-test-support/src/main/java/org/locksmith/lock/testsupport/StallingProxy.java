@@ -21,7 +21,7 @@ public final class StallingProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
     private boolean stalled;
-    /** Connections stalled one by one, by the local port of their socket to the server. */
+    /** Connections stalled one by one, by the port their client connected from. */
     private final java.util.Set<Integer> stalledConnections = new java.util.HashSet<>();
 
     /** Listens on a free loopback port and relays each connection to {@code targetPort} on the loopback address. */
@@ -44,13 +44,12 @@ public final class StallingProxy implements AutoCloseable {
     }
 
     /**
-     * Stops relaying on one connection only, in both directions; the others go on. It is named by the local port of
-     * the proxy's socket to the server: the client port the server sees for it (MySQL's {@code PROCESSLIST.HOST},
-     * PostgreSQL's {@code client_port}).
+     * Stops relaying on one connection only, in both directions; the others go on. It is named by the port its
+     * client connected from: the local port of the client's socket (a JDBC connection's, for example).
      */
-    public void stallConnection(int portTowardsServer) {
+    public void stallConnection(int clientPort) {
         synchronized (gate) {
-            stalledConnections.add(portTowardsServer);
+            stalledConnections.add(clientPort);
         }
     }
 
@@ -71,7 +70,7 @@ public final class StallingProxy implements AutoCloseable {
                 server.connect(target, 2_000);
                 sockets.add(client);
                 sockets.add(server);
-                int port = server.getLocalPort();
+                int port = client.getPort();
                 daemon("stalling-proxy-up", () -> relay(client, server, port)).start();
                 daemon("stalling-proxy-down", () -> relay(server, client, port)).start();
             } catch (IOException e) {
@@ -80,14 +79,14 @@ public final class StallingProxy implements AutoCloseable {
         }
     }
 
-    private void relay(Socket from, Socket to, int portTowardsServer) {
+    private void relay(Socket from, Socket to, int clientPort) {
         byte[] buffer = new byte[8192];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) > 0) {
                 synchronized (gate) {
-                    while (stalled || stalledConnections.contains(portTowardsServer)) {
+                    while (stalled || stalledConnections.contains(clientPort)) {
                         gate.wait();
                     }
                 }
