@@ -94,13 +94,9 @@ class MySqlShardStallTest {
             value = MySqlStrategy.class,
             names = {"ROW", "NAMED"})
     void aStalledSessionDoesNotDelayTheChecksOfTheOthers(MySqlStrategy strategy) throws Exception {
-        LockUrl server = LockUrl.parse(stalledDb);
-        LockUrl.HostAndPort host = server.hosts().get(0);
-        try (StallingProxy proxy = new StallingProxy(host.port(3306))) {
-            String url = "mysql://" + server.user().orElse("root") + "@127.0.0.1:" + proxy.port() + "/"
-                    + server.path() + "?strategy=" + strategy.urlValue()
-                    + "&checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=2000&poolSize=8&table="
-                    + MySqlTestServer.uniqueTable("onestall");
+        try (StallingProxy proxy = proxyToStalledDb()) {
+            String url = throughProxy(
+                    proxy, strategy, "checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=2000&poolSize=8", "onestall");
             try (LockClient client = MySqlTckSupport.open(url);
                     LockClient other = MySqlTckSupport.open(url)) {
                 MySqlLockBackend backend = MySqlTckSupport.backendOf(client);
@@ -157,6 +153,18 @@ class MySqlShardStallTest {
         }
     }
 
+    /** A proxy in front of the server of {@code stalledDb}. */
+    private static StallingProxy proxyToStalledDb() throws java.io.IOException {
+        return new StallingProxy(LockUrl.parse(stalledDb).hosts().get(0).port(3306));
+    }
+
+    /** A lock URL of {@code stalledDb} through {@code proxy}, with {@code params} and a table of its own. */
+    private static String throughProxy(StallingProxy proxy, MySqlStrategy strategy, String params, String table) {
+        LockUrl server = LockUrl.parse(stalledDb);
+        return "mysql://" + server.user().orElse("root") + "@127.0.0.1:" + proxy.port() + "/" + server.path()
+                + "?strategy=" + strategy.urlValue() + "&" + params + "&table=" + MySqlTestServer.uniqueTable(table);
+    }
+
     /** The local port of a Connector/J connection's socket: the client port the proxy sees for it. */
     private static int localPort(java.sql.Connection c) throws Exception {
         return c.unwrap(com.mysql.cj.jdbc.ConnectionImpl.class)
@@ -177,13 +185,9 @@ class MySqlShardStallTest {
             value = MySqlStrategy.class,
             names = {"ROW", "NAMED"})
     void leasesLostDuringAStallGiveBackTheirConnections(MySqlStrategy strategy) throws Exception {
-        LockUrl server = LockUrl.parse(stalledDb);
-        LockUrl.HostAndPort host = server.hosts().get(0);
-        try (StallingProxy proxy = new StallingProxy(host.port(3306))) {
-            String url = "mysql://" + server.user().orElse("root") + "@127.0.0.1:" + proxy.port() + "/"
-                    + server.path() + "?strategy=" + strategy.urlValue()
-                    + "&checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=1000&poolSize=6&table="
-                    + MySqlTestServer.uniqueTable("runout");
+        try (StallingProxy proxy = proxyToStalledDb()) {
+            String url = throughProxy(
+                    proxy, strategy, "checkIntervalMs=200&sessionTimeoutMs=2000&timeoutMs=1000&poolSize=6", "runout");
             try (LockClient client = MySqlTckSupport.open(url)) {
                 List<LockLease> lost = new ArrayList<>();
                 for (int i = 0; i < 6; i++) {
