@@ -39,7 +39,7 @@ final class PrivateRedisCluster implements AutoCloseable {
 
     /**
      * A cluster as {@link #start()} plus a fourth node, a replica of the first master ({@code CLUSTER REPLICATE}),
-     * in sync when this returns: for {@link #failOverFirstMaster()}.
+     * in sync and known as that replica by every master when this returns: for {@link #failOverFirstMaster()}.
      */
     static PrivateRedisCluster startWithReplicaOfFirst() {
         PrivateRedisCluster cluster = start();
@@ -74,6 +74,24 @@ final class PrivateRedisCluster implements AutoCloseable {
                                     && r.clusterInfo().contains("cluster_state:ok");
                         }
                     });
+            // A replica wins a failover election only with the votes of a majority of the masters, and a master
+            // votes only for a node it knows as a replica of the failing master: wait until gossip has told all.
+            String replicaId;
+            try (Jedis r = cluster.replica.jedis()) {
+                replicaId = r.clusterMyId();
+            }
+            await("every master to know the fourth node as the first master's replica")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> cluster.nodes.stream().allMatch(n -> {
+                        try (Jedis j = n.jedis()) {
+                            return j.clusterNodes()
+                                    .lines()
+                                    .anyMatch(line -> line.startsWith(replicaId + " ")
+                                            && line.contains("slave")
+                                            && line.contains(" " + firstId + " "));
+                        }
+                    }));
             return cluster;
         } catch (RuntimeException e) {
             cluster.close();
