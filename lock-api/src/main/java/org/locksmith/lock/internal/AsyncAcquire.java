@@ -46,9 +46,9 @@ final class AsyncAcquire extends CompletableFuture<LockLease> implements Runnabl
         CoreLease lease = null;
         Throwable failure = null;
         try {
-            lease = timeout.isZero()
-                    ? client.acquire(key, System.nanoTime(), true, false, this)
-                    : client.acquire(key, deadlineNanos, false, false, this);
+            Acquisition acquisition =
+                    timeout.isZero() ? Acquisition.attempt(key) : Acquisition.timed(key, deadlineNanos);
+            lease = client.acquire(acquisition.uninterruptible().detached().observedBy(this));
             if (lease == null) {
                 failure = isCancelled()
                         ? new CancellationException("acquireAsync of key '" + key + "' was cancelled")

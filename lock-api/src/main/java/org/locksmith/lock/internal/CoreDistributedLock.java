@@ -27,7 +27,7 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquire(Duration timeout) throws InterruptedException {
-        LockLease lease = acquireWithin(timeout, false);
+        LockLease lease = client.acquire(within(timeout));
         if (lease == null) {
             throw notGranted(client, key, timeout);
         }
@@ -36,7 +36,7 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquire() throws InterruptedException {
-        return client.acquire(key, Long.MAX_VALUE, false, true);
+        return client.acquire(Acquisition.blocking(key));
     }
 
     /**
@@ -45,13 +45,13 @@ final class CoreDistributedLock implements DistributedLock {
      * InterruptedException} only if the backend does not honour {@code AcquireRequest.isInterruptible()}.
      */
     LockLease acquireUninterruptibly() throws InterruptedException {
-        return client.acquire(key, Long.MAX_VALUE, false, false);
+        return client.acquire(Acquisition.blocking(key).uninterruptible());
     }
 
     @Override
     public Optional<LockLease> tryAcquire() {
         try {
-            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true, false));
+            return Optional.ofNullable(client.acquire(Acquisition.attempt(key).uninterruptible()));
         } catch (InterruptedException e) {
             throw new AssertionError("a try without waiting does not check interruption", e);
         }
@@ -59,15 +59,13 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException {
-        return Optional.ofNullable(acquireWithin(timeout, false));
+        return Optional.ofNullable(client.acquire(within(timeout)));
     }
 
-    /** A timed acquire: a zero timeout is a try without waiting; null when not granted in time. */
-    private CoreLease acquireWithin(Duration timeout, boolean detached) throws InterruptedException {
+    /** A timed acquire, its deadline counted from now: a zero timeout is a single attempt. */
+    private Acquisition within(Duration timeout) {
         checkTimeout(timeout);
-        boolean isTry = timeout.isZero();
-        long deadline = isTry ? System.nanoTime() : deadline(timeout);
-        return detached ? client.acquire(key, deadline, isTry, true, null) : client.acquire(key, deadline, isTry, true);
+        return timeout.isZero() ? Acquisition.attempt(key) : Acquisition.timed(key, deadline(timeout));
     }
 
     /**
@@ -90,7 +88,7 @@ final class CoreDistributedLock implements DistributedLock {
 
     @Override
     public LockLease acquireDetached(Duration timeout) throws InterruptedException {
-        LockLease lease = acquireWithin(timeout, true);
+        LockLease lease = client.acquire(within(timeout).detached());
         if (lease == null) {
             throw notGranted(client, key, timeout);
         }
@@ -100,7 +98,8 @@ final class CoreDistributedLock implements DistributedLock {
     @Override
     public Optional<LockLease> tryAcquireDetached() {
         try {
-            return Optional.ofNullable(client.acquire(key, System.nanoTime(), true, false, null));
+            return Optional.ofNullable(
+                    client.acquire(Acquisition.attempt(key).uninterruptible().detached()));
         } catch (InterruptedException e) {
             throw new AssertionError("a try without waiting does not check interruption", e);
         }

@@ -282,31 +282,14 @@ public final class CoreLockClient implements LockClient {
     }
 
     /**
-     * Acquires {@code key} for the current thread until {@code deadlineNanos}; null on timeout.
-     *
-     * @param isTry one attempt, no waiting
-     * @param interruptible whether an interrupt fails the call, pending or arriving while it waits, also a re-entry
-     *     or a single attempt; false for {@code tryAcquire()}, which (like {@code Lock.tryLock()}) does not look at
-     *     it, and for {@code asLock().lock()}, which waits through interrupts and returns with the status set
+     * Acquires what {@code acquisition} asks for: {@code null} when not granted by its deadline, or at its single
+     * attempt.
      */
-    CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible)
-            throws InterruptedException {
-        return acquire(key, deadlineNanos, isTry, interruptible, false, null);
-    }
-
-    /**
-     * As {@link #acquire(String, long, boolean, boolean)} for a detached lease: owned by no thread, it re-enters
-     * nothing and is never re-entered. {@code async}, if not null, is told the request before the backend sees it,
-     * so that cancelling the future can cancel the request.
-     */
-    CoreLease acquire(String key, long deadlineNanos, boolean isTry, boolean interruptible, AsyncAcquire async)
-            throws InterruptedException {
-        return acquire(key, deadlineNanos, isTry, interruptible, true, async);
-    }
-
-    private CoreLease acquire(
-            String key, long deadlineNanos, boolean isTry, boolean interruptible, boolean detached, AsyncAcquire async)
-            throws InterruptedException {
+    CoreLease acquire(Acquisition acquisition) throws InterruptedException {
+        String key = acquisition.key();
+        boolean isTry = acquisition.isAttempt();
+        boolean interruptible = acquisition.interruptible();
+        boolean detached = acquisition.isDetached();
         ensureOpen();
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("Interrupted before acquiring key '" + key + "'");
@@ -326,7 +309,7 @@ public final class CoreLockClient implements LockClient {
         CoreAcquireRequest request = new CoreAcquireRequest(
                 key,
                 clientId + ":" + grants.incrementAndGet(),
-                deadlineNanos,
+                acquisition.deadlineNanos(),
                 isTry,
                 interruptible,
                 thread,
@@ -335,6 +318,7 @@ public final class CoreLockClient implements LockClient {
         waiting.add(request);
         CoreLease lease = null;
         try {
+            AsyncAcquire async = acquisition.observer();
             if (async != null) {
                 async.started(request);
             }
