@@ -81,29 +81,22 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     /**
      * @param curator a started client
-     * @param ownsCurator whether {@link #close()} closes it (true when opened from a URL)
-     * @param root the validated lock root, such as {@code /locksmith}
-     * @param where the address, for messages
-     * @param connectionTimeoutMs how long an operation waits for a connection before it fails
-     * @param sessionTimeoutMs the session timeout the client asked for, used until the server negotiates one
+     * @param settings the lock root (validated here), the address for messages, the timeouts, and whether {@link
+     *     #close()} closes {@code curator}
+     * @throws IllegalStateException if {@code curator} was not started
+     * @throws IllegalArgumentException if the root is not a valid ZooKeeper path below {@code /}
      */
-    public ZooKeeperLockBackend(
-            CuratorFramework curator,
-            boolean ownsCurator,
-            String root,
-            String where,
-            long connectionTimeoutMs,
-            long sessionTimeoutMs) {
+    public ZooKeeperLockBackend(CuratorFramework curator, ZooKeeperSettings settings) {
         if (curator.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("The CuratorFramework must be started before it is used for locks (state: "
                     + curator.getState() + "); call start() first");
         }
         this.curator = curator;
-        this.ownsCurator = ownsCurator;
-        this.root = LockNodes.validateRoot(root);
-        this.where = where;
-        this.connectionTimeoutMs = connectionTimeoutMs;
-        this.sessionTimeoutHintMs = sessionTimeoutMs;
+        this.ownsCurator = settings.ownsClient();
+        this.root = LockNodes.validateRoot(settings.root());
+        this.where = settings.connectString();
+        this.connectionTimeoutMs = settings.connectionTimeout().toMillis();
+        this.sessionTimeoutHintMs = settings.sessionTimeout().toMillis();
         this.checkIntervalMs = Math.max(1, sessionTimeout().toMillis() / 3);
         this.idleParents = new IdleParents(curator, this::parentsInUse);
         curator.getConnectionStateListenable().addListener(connectionListener);
