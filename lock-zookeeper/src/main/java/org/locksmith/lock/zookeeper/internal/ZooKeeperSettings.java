@@ -7,7 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.locksmith.lock.spi.LockUrl;
 
 /**
- * What a {@link ZooKeeperLockBackend} is built from: the settings of a {@code zookeeper://} URL, validated before
+ * What a ZooKeeper lock backend is built from: the settings of a {@code zookeeper://} URL, validated before
  * any I/O ({@link #from}), or those of a Curator client the application already has ({@link #ofClient}).
  *
  * @param connectString the ensemble, as ZooKeeper's client takes it ({@code host1:2181,host2:2181}); it also names
