@@ -64,12 +64,6 @@ public final class ZooKeeperLockProvider implements LockProvider {
     public LockBackend open(LockUrl url) {
         ZooKeeperSettings settings = ZooKeeperSettings.from(url);
         CuratorFramework curator = CuratorClients.open(settings);
-        return new ZooKeeperLockBackend(
-                curator,
-                true,
-                settings.root(),
-                settings.connectString(),
-                settings.connectionTimeout().toMillis(),
-                settings.sessionTimeout().toMillis());
+        return new ZooKeeperLockBackend(curator, settings);
     }
 }

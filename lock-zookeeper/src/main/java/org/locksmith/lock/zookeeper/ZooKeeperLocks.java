@@ -50,8 +50,9 @@ public final class ZooKeeperLocks {
     public static LockClient using(CuratorFramework curator, String root) {
         Objects.requireNonNull(curator, "curator");
         Objects.requireNonNull(root, "root");
-        int connectionMs = curator.getZookeeperClient().getConnectionTimeoutMs();
-        String where = curator.getZookeeperClient().getCurrentConnectionString();
+        ZooKeeperSettings settings = ZooKeeperSettings.ofClient(curator, root);
+        int connectionMs = (int) settings.connectionTimeout().toMillis();
+        String where = settings.connectString();
         // A lease is trusted for the session timeout the server negotiated, which Curator does not tell before the
         // first connection and does not expose as asked for: wait for that connection as a URL client does.
         if (curator.getState() == CuratorFrameworkState.STARTED
@@ -67,6 +68,6 @@ public final class ZooKeeperLocks {
                 throw new LockBackendException("Interrupted while connecting to ZooKeeper at " + where, e);
             }
         }
-        return Locks.client(new ZooKeeperLockBackend(curator, false, root, where, connectionMs, 0));
+        return Locks.client(new ZooKeeperLockBackend(curator, settings));
     }
 }

@@ -9,14 +9,30 @@ import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 
 /**
- * One attempt's ephemeral sequential node: while waiting, woken through {@link Predecessors} when its predecessor
+ * One attempt's ephemeral sequential node: while waiting, woken through the predecessor watcher when its predecessor
  * goes; once granted, the {@link BackendLease} that watches for its own node vanishing behind its back (as the
  * watcher of the parent's children, and then of its own node).
  *
  * <p>The watcher never does blocking I/O (it runs on ZooKeeper's single event thread): a waiter is only signalled,
- * and a holder's check is sent in the background.
+ * and a holder's check is sent in the background. A node knows the backend's parts only through its {@link Owner}.
  */
 final class LockNode implements BackendLease, Watcher {
+    /**
+     * What a node calls back into: the wait queue that created it implements this, so that a node depends on none
+     * of the backend's classes. Each method may be called from any thread, ZooKeeper's event thread included, and
+     * must not block it (except {@link #release}, which the core calls).
+     */
+    interface Owner {
+        /** The held node's lease can no longer be proved held: report it lost to the core (once held only). */
+        void lost(LockNode node, String why);
+
+        /** A watch of the held node fired: check it in the background and watch it again. */
+        void checkHeldInBackground(LockNode node);
+
+        /** {@link BackendLease#release()} of this node. */
+        boolean release(LockNode node);
+    }
+
     enum State {
         WAITING,
         HELD,
@@ -26,7 +42,7 @@ final class LockNode implements BackendLease, Watcher {
     final AcquireRequest request;
     final String parent;
     final String tag;
-    private final ZooKeeperLockBackend backend;
+    private final Owner owner;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -61,7 +77,7 @@ final class LockNode implements BackendLease, Watcher {
     /** Whether the granting getChildren found no other node: the parent may be idle after the release. */
     volatile boolean alone;
 
-    /** The predecessor this waiting node is registered with in {@link Predecessors}; null if none. */
+    /** The predecessor this waiting node is registered with in the predecessor watcher; null if none. */
     volatile String watching;
 
     /** True while the connection is suspended and the node not proved again since ({@link #isSuspended()}). */
@@ -74,8 +90,8 @@ final class LockNode implements BackendLease, Watcher {
      */
     boolean absorbedInterrupt;
 
-    LockNode(ZooKeeperLockBackend backend, AcquireRequest request, String parent) {
-        this.backend = backend;
+    LockNode(Owner owner, AcquireRequest request, String parent) {
+        this.owner = owner;
         this.request = request;
         this.parent = parent;
         this.tag = LockNodes.ownerTag(request.ownerId());
@@ -202,7 +218,7 @@ final class LockNode implements BackendLease, Watcher {
             case WAITING -> {
                 // A waiter registers a child watch on the parent only because the same getChildren call may turn
                 // out to grant it the lock; while waiting, only its predecessor's deletion matters (no herd), and
-                // that comes through Predecessors. Connection events come here too: look again.
+                // that comes through the predecessor watch. Connection events come here too: look again.
                 if (event.getType() != Event.EventType.NodeChildrenChanged) {
                     wake();
                 }
@@ -210,10 +226,10 @@ final class LockNode implements BackendLease, Watcher {
             case HELD -> {
                 String own = path;
                 if (event.getType() == Event.EventType.NodeDeleted && own != null && own.equals(event.getPath())) {
-                    backend.lost(this, "its node " + own + " was deleted behind its back");
+                    owner.lost(this, "its node " + own + " was deleted behind its back");
                 } else if (event.getType() == Event.EventType.NodeChildrenChanged
                         || event.getType() == Event.EventType.NodeDataChanged) {
-                    backend.checkHeldInBackground(this);
+                    owner.checkHeldInBackground(this);
                 }
             }
             case DONE -> {
@@ -247,7 +263,7 @@ final class LockNode implements BackendLease, Watcher {
 
     @Override
     public boolean release() {
-        return backend.release(this);
+        return owner.release(this);
     }
 
     @Override
