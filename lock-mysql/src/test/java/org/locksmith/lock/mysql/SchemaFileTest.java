@@ -27,6 +27,16 @@ class SchemaFileTest {
     }
 
     @Test
+    void ddlNamesTheConfiguredTablesOnly() {
+        assertThat(Schema.ddl("t_9"))
+                .hasSize(3)
+                .allSatisfy(ddl -> assertThat(ddl).doesNotContain("locksmith").doesNotEndWith(";"))
+                .anySatisfy(ddl -> assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS `t_9` ("))
+                .anySatisfy(ddl -> assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS `t_9_fence` ("))
+                .anySatisfy(ddl -> assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS `t_9_shard` ("));
+    }
+
+    @Test
     void tableNamesThatCouldInjectSqlAreRejected() {
         for (String bad : new String[] {"", "a b", "t;DROP TABLE x", "`t`", "t-1", "1t", "x".repeat(58), "t.u"}) {
             assertThatThrownBy(() -> MySqlLocks.builder().table(bad))

@@ -102,7 +102,7 @@ final class LeaseLocks extends Strategy {
     }
 
     @Override
-    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+    BackendLease acquire(StrategyContext context, Shard shard, byte[] keyHash, AcquireRequest request)
             throws InterruptedException {
         String owner = owner(request.ownerId());
         long backoff = MIN_BACKOFF_NANOS;
@@ -117,9 +117,9 @@ final class LeaseLocks extends Strategy {
                 inserted = true;
                 lastInsert = sentAt;
             }
-            Long token = tryTake(backend, shard, keyHash, request.key(), owner, mayInsert);
+            Long token = tryTake(context, shard, keyHash, request.key(), owner, mayInsert);
             if (token != null) {
-                return new Lease(backend, shard, keyHash, owner, token, sentAt);
+                return new Lease(context, shard, keyHash, owner, token, sentAt);
             }
             if (request.isTry() || request.isCancelled()) {
                 return null;
@@ -137,14 +137,14 @@ final class LeaseLocks extends Strategy {
     }
 
     private Long tryTake(
-            MySqlLockBackend backend, Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
+            StrategyContext context, Shard shard, byte[] keyHash, String key, String owner, boolean mayInsert) {
         // Another session may hold the row's lock (an operator's transaction, or a client creating the same key's
         // row): on MariaDB the attempt then fails at once (lock wait timeout 0 = NOWAIT) and counts as "not granted
         // now", so tryAcquire() never waits and a waiter keeps its deadline by polling.
         String prefix = shard.isMariaDb() ? NOWAIT : "";
         try (LentSession session = shard.borrowShort()) {
             Connection c = session.connection;
-            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
             try (PreparedStatement ps = c.prepareStatement(prefix + take, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setString(1, owner);
                 ps.setLong(2, leaseMicros);
@@ -174,7 +174,7 @@ final class LeaseLocks extends Strategy {
                 // The statement may have committed with its reply lost: free what this attempt may have taken
                 // (owner-checked: the owner is this attempt's own), or the key would stay taken by nobody for the
                 // lease time.
-                takeBack(backend, shard, keyHash, key, owner, e);
+                takeBack(context, shard, keyHash, key, owner, e);
             }
             throw Sql.failure("could not lock key '" + key + "' on " + shard, e);
         }
@@ -182,10 +182,10 @@ final class LeaseLocks extends Strategy {
 
     /** Releases {@code owner}'s row if an ambiguous take left it; a failure is added to {@code failure}. */
     private void takeBack(
-            MySqlLockBackend backend, Shard shard, byte[] keyHash, String key, String owner, SQLException failure) {
+            StrategyContext context, Shard shard, byte[] keyHash, String key, String owner, SQLException failure) {
         try (LentSession session = shard.borrowShort()) {
             Connection c = session.connection;
-            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
             try (PreparedStatement ps = c.prepareStatement(release)) {
                 ps.setBytes(1, keyHash);
                 ps.setString(2, owner);
@@ -200,7 +200,7 @@ final class LeaseLocks extends Strategy {
     }
 
     /** Renews every lease of one shard in one UPDATE; returns those no longer held. */
-    List<BackendLease> renew(MySqlLockBackend backend, Shard shard, List<Lease> leases) {
+    List<BackendLease> renew(StrategyContext context, Shard shard, List<Lease> leases) {
         StringBuilder sql = new StringBuilder("UPDATE ")
                 .append(table)
                 .append(" SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE key_hash IN (");
@@ -209,7 +209,7 @@ final class LeaseLocks extends Strategy {
         appendMarks(sql, leases.size()).append(") AND expires_at > UTC_TIMESTAMP(6)");
         try (LentSession session = shard.borrowShort()) {
             Connection c = session.connection;
-            c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+            c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
             int renewed;
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
                 int i = 1;
@@ -262,17 +262,17 @@ final class LeaseLocks extends Strategy {
      * it answered; a shard that fails or stalls makes only its own leases unconfirmed.
      */
     @Override
-    void renew(MySqlLockBackend backend, List<BackendLease> leases, RenewalReport report) {
+    void renew(StrategyContext context, List<BackendLease> leases, RenewalReport report) {
         Map<Shard, List<Lease>> byShard = new LinkedHashMap<>();
         for (BackendLease l : leases) {
             Lease lease = (Lease) l;
             byShard.computeIfAbsent(lease.shard, s -> new ArrayList<>()).add(lease);
         }
-        backend.perShard(byShard, (shard, shardLeases) -> {
+        context.perShard(byShard, (shard, shardLeases) -> {
             long sentAt = System.nanoTime();
             List<BackendLease> lost;
             try {
-                lost = renew(backend, shard, shardLeases);
+                lost = renew(context, shard, shardLeases);
             } catch (RuntimeException failure) {
                 shardLeases.forEach(l -> report.unconfirmed(l, failure));
                 return;
@@ -308,15 +308,15 @@ final class LeaseLocks extends Strategy {
 
     /** A lease row owned by one grant. */
     final class Lease implements BackendLease {
-        private final MySqlLockBackend backend;
+        private final StrategyContext context;
         final Shard shard;
         final byte[] keyHash;
         final String owner;
         private final long token;
         private final long confirmedAtNanos;
 
-        Lease(MySqlLockBackend backend, Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
-            this.backend = backend;
+        Lease(StrategyContext context, Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
+            this.context = context;
             this.shard = shard;
             this.keyHash = keyHash;
             this.owner = owner;
@@ -336,7 +336,7 @@ final class LeaseLocks extends Strategy {
 
         @Override
         public boolean renew() {
-            return LeaseLocks.this.renew(backend, shard, List.of(this)).isEmpty();
+            return LeaseLocks.this.renew(context, shard, List.of(this)).isEmpty();
         }
 
         @Override
@@ -347,7 +347,7 @@ final class LeaseLocks extends Strategy {
         private boolean releaseNow() {
             try (LentSession session = shard.borrowShort()) {
                 Connection c = session.connection;
-                c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
                 try (PreparedStatement ps = c.prepareStatement(release)) {
                     ps.setBytes(1, keyHash);
                     ps.setString(2, owner);

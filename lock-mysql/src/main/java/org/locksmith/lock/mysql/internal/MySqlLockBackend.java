@@ -46,6 +46,8 @@ public final class MySqlLockBackend implements LockBackend {
     private final ScheduledThreadPoolExecutor sweeper;
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
+    /** All that {@link #strategy} may use of this backend. */
+    private final StrategyContext context = new Context();
 
     /**
      * Opens the backend: connects to every shard, creates the schema if allowed and checks that the shards agree on
@@ -137,7 +139,7 @@ public final class MySqlLockBackend implements LockBackend {
         try {
             while (true) {
                 try {
-                    return strategy.acquire(this, shard, keyHash, request);
+                    return strategy.acquire(context, shard, keyHash, request);
                 } catch (SessionLostException e) {
                     // Not granted after all (the session died mid-grant; its connection was discarded): try again
                     // on a fresh connection while the deadline allows.
@@ -186,52 +188,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
-        strategy.renew(this, leases, report);
-    }
-
-    /**
-     * Runs {@code work} for each shard's items, shards in parallel (all but one on the backend's daemon threads,
-     * the last on the caller's), and returns once every shard's work has ended, so that a stalled shard delays
-     * only its own items.
-     */
-    <T> void perShard(Map<Shard, List<T>> byShard, BiConsumer<Shard, List<T>> work) {
-        inParallel(new ArrayList<>(byShard.entrySet()), e -> work.accept(e.getKey(), e.getValue()));
-    }
-
-    /**
-     * Runs {@code work} for each item in parallel (all but one on the backend's daemon threads, the first on the
-     * caller's), and returns once every item's work has ended, so that a stalled item delays no other.
-     */
-    <T> void inParallel(List<T> items, Consumer<T> work) {
-        List<Future<?>> others = new ArrayList<>(Math.max(0, items.size() - 1));
-        for (int i = 1; i < items.size(); i++) {
-            T item = items.get(i);
-            try {
-                others.add(cancelExecutor.submit(() -> work.accept(item)));
-            } catch (RejectedExecutionException closing) {
-                work.accept(item);
-            }
-        }
-        if (!items.isEmpty()) {
-            work.accept(items.get(0));
-        }
-        boolean interrupted = false;
-        for (Future<?> f : others) {
-            while (true) {
-                try {
-                    f.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // return only once no call is in flight, as the SPI asks
-                } catch (ExecutionException e) {
-                    LOG.log(System.Logger.Level.WARNING, "A renewal failed: " + e.getCause(), e.getCause());
-                    break;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        strategy.renew(context, leases, report);
     }
 
     @Override
@@ -253,37 +210,6 @@ public final class MySqlLockBackend implements LockBackend {
             cancelExecutor.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    // ---- for the strategies
-
-    Executor cancelExecutor() {
-        return cancelExecutor;
-    }
-
-    long timeoutNanos() {
-        return settings.timeout().toNanos();
-    }
-
-    /** How long after a server starts it grants no session lock (row/named); 0: no hold-off. */
-    long restartHoldOffNanos() {
-        return settings.restartHoldOff().toNanos();
-    }
-
-    /** The {@code wait_timeout} of lock connections, in seconds. */
-    long sessionSeconds() {
-        return settings.sessionSeconds();
-    }
-
-    int timeoutMillis() {
-        return (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis());
-    }
-
-    void remember(SessionLease lease) {
-        sessions.add(lease);
-        if (sweeping.compareAndSet(false, true)) {
-            scheduleSweep();
         }
     }
 
@@ -318,8 +244,84 @@ public final class MySqlLockBackend implements LockBackend {
         }
     }
 
-    void forget(SessionLease lease) {
-        sessions.remove(lease);
+    /** What the strategy and its leases use of this backend; they see nothing else of it. */
+    private final class Context implements StrategyContext {
+
+        @Override
+        public Executor cancelExecutor() {
+            return cancelExecutor;
+        }
+
+        @Override
+        public long timeoutNanos() {
+            return settings.timeout().toNanos();
+        }
+
+        @Override
+        public long restartHoldOffNanos() {
+            return settings.restartHoldOff().toNanos();
+        }
+
+        @Override
+        public long sessionSeconds() {
+            return settings.sessionSeconds();
+        }
+
+        @Override
+        public int timeoutMillis() {
+            return (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis());
+        }
+
+        @Override
+        public void remember(SessionLease lease) {
+            sessions.add(lease);
+            if (sweeping.compareAndSet(false, true)) {
+                scheduleSweep();
+            }
+        }
+
+        @Override
+        public void forget(SessionLease lease) {
+            sessions.remove(lease);
+        }
+
+        @Override
+        public <T> void perShard(Map<Shard, List<T>> byShard, BiConsumer<Shard, List<T>> work) {
+            inParallel(new ArrayList<>(byShard.entrySet()), e -> work.accept(e.getKey(), e.getValue()));
+        }
+
+        @Override
+        public <T> void inParallel(List<T> items, Consumer<T> work) {
+            List<Future<?>> others = new ArrayList<>(Math.max(0, items.size() - 1));
+            for (int i = 1; i < items.size(); i++) {
+                T item = items.get(i);
+                try {
+                    others.add(cancelExecutor.submit(() -> work.accept(item)));
+                } catch (RejectedExecutionException closing) {
+                    work.accept(item);
+                }
+            }
+            if (!items.isEmpty()) {
+                work.accept(items.get(0));
+            }
+            boolean interrupted = false;
+            for (Future<?> f : others) {
+                while (true) {
+                    try {
+                        f.get();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // return only once no call is in flight, as the SPI asks
+                    } catch (ExecutionException e) {
+                        LOG.log(System.Logger.Level.WARNING, "A renewal failed: " + e.getCause(), e.getCause());
+                        break;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     // ---- for tests and operators

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
@@ -39,22 +40,22 @@ final class NamedLocks extends SessionLocks {
     }
 
     @Override
-    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+    BackendLease acquire(StrategyContext context, Shard shard, byte[] keyHash, AcquireRequest request)
             throws InterruptedException {
         Connection c = shard.borrowForLock(
                 request,
                 false,
-                backend.cancelExecutor(),
-                backend.timeoutNanos(),
-                backend.sessionSeconds(),
-                backend.restartHoldOffNanos());
+                context.cancelExecutor(),
+                context.timeoutNanos(),
+                context.sessionSeconds(),
+                context.restartHoldOffNanos());
         if (c == null) {
             return null;
         }
         String name = lockName(shard, request.key());
         BackendLease granted = null;
         boolean maybeHeld = false;
-        Canceller canceller = new Canceller(request, backend.cancelExecutor());
+        Canceller canceller = new Canceller(request, context.cancelExecutor());
         try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, ?)")) {
             while (true) {
                 if (!request.isTry() && request.isCancelled()) {
@@ -63,7 +64,7 @@ final class NamedLocks extends SessionLocks {
                 BigDecimal seconds =
                         request.isTry() ? BigDecimal.ZERO : waitSeconds(request.remainingNanos(), shard.isMariaDb());
                 c.setNetworkTimeout(Runnable::run, (int)
-                        Math.min(Integer.MAX_VALUE, seconds.longValue() * 1000 + 1000 + backend.timeoutMillis()));
+                        Math.min(Integer.MAX_VALUE, seconds.longValue() * 1000 + 1000 + context.timeoutMillis()));
                 ps.setString(1, name);
                 ps.setBigDecimal(2, seconds);
                 Integer result;
@@ -87,7 +88,7 @@ final class NamedLocks extends SessionLocks {
                     canceller.end();
                 }
                 if (result != null && result == 1) {
-                    c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                    c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
                     long token;
                     // The session's silence is counted from the end of its last statement, and a wait may have
                     // lasted long: the grant is confirmed by the send time of the token statement on this session.
@@ -101,9 +102,9 @@ final class NamedLocks extends SessionLocks {
                         }
                         throw e;
                     }
-                    NamedLease lease = new NamedLease(backend, shard, c, name, token, confirmedAt);
+                    NamedLease lease = new NamedLease(context::forget, shard, c, name, token, confirmedAt);
                     granted = lease;
-                    backend.remember(lease);
+                    context.remember(lease);
                     return granted;
                 }
                 maybeHeld = false;
@@ -158,8 +159,9 @@ final class NamedLocks extends SessionLocks {
     static final class NamedLease extends SessionLease {
         private final String name;
 
-        NamedLease(MySqlLockBackend backend, Shard shard, Connection c, String name, long token, long confirmedAt) {
-            super(backend, shard, c, token, confirmedAt);
+        NamedLease(
+                Consumer<SessionLease> forget, Shard shard, Connection c, String name, long token, long confirmedAt) {
+            super(forget, shard, c, token, confirmedAt);
             this.name = name;
         }
 

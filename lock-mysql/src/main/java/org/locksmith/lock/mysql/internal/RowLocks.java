@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
@@ -43,20 +44,20 @@ final class RowLocks extends SessionLocks {
     }
 
     @Override
-    BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+    BackendLease acquire(StrategyContext context, Shard shard, byte[] keyHash, AcquireRequest request)
             throws InterruptedException {
         Connection c = shard.borrowForLock(
                 request,
                 true,
-                backend.cancelExecutor(),
-                backend.timeoutNanos(),
-                backend.sessionSeconds(),
-                backend.restartHoldOffNanos());
+                context.cancelExecutor(),
+                context.timeoutNanos(),
+                context.sessionSeconds(),
+                context.restartHoldOffNanos());
         if (c == null) {
             return null;
         }
         BackendLease granted = null;
-        Canceller canceller = new Canceller(request, backend.cancelExecutor());
+        Canceller canceller = new Canceller(request, context.cancelExecutor());
         try {
             boolean created = false;
             while (true) {
@@ -64,7 +65,7 @@ final class RowLocks extends SessionLocks {
                     return null;
                 }
                 long waitSeconds = request.isTry() ? 0 : waitSeconds(request.remainingNanos());
-                Boolean found = lockRow(backend, shard, c, keyHash, request, waitSeconds, canceller);
+                Boolean found = lockRow(context, shard, c, keyHash, request, waitSeconds, canceller);
                 if (found == null) {
                     if (request.isTry() || request.isCancelled()) {
                         return null;
@@ -73,18 +74,18 @@ final class RowLocks extends SessionLocks {
                 }
                 if (found) {
                     long token = fencing.next(shard, keyHash);
-                    c.setNetworkTimeout(Runnable::run, backend.timeoutMillis());
+                    c.setNetworkTimeout(Runnable::run, context.timeoutMillis());
                     // The token was issued on another connection: prove this session still holds the row, or a
                     // session killed before the token was issued would be granted a token above its successor's.
                     // That check's send time confirms the grant: the session's silence is counted from the end of
                     // its last statement, and the locking read may have waited long.
-                    RowLease lease = new RowLease(backend, shard, c, keyHash, token, System.nanoTime());
+                    RowLease lease = new RowLease(context::forget, shard, c, keyHash, token, System.nanoTime());
                     if (!stillHeld(lease, c)) {
                         throw new SessionLostException("the session holding key '" + request.key() + "' on " + shard
                                 + " ended before its fencing token was issued");
                     }
                     granted = lease;
-                    backend.remember(lease);
+                    context.remember(lease);
                     return granted;
                 }
                 if (created) {
@@ -138,7 +139,7 @@ final class RowLocks extends SessionLocks {
      * if the wait ended without the lock (NOWAIT refused, wait chunk over, cancelled).
      */
     private Boolean lockRow(
-            MySqlLockBackend backend,
+            StrategyContext context,
             Shard shard,
             Connection c,
             byte[] keyHash,
@@ -157,7 +158,7 @@ final class RowLocks extends SessionLocks {
             sql = lockPlain;
         }
         c.setNetworkTimeout(
-                Runnable::run, (int) Math.min(Integer.MAX_VALUE, waitSeconds * 1000 + backend.timeoutMillis()));
+                Runnable::run, (int) Math.min(Integer.MAX_VALUE, waitSeconds * 1000 + context.timeoutMillis()));
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setBytes(1, keyHash);
             canceller.begin(ps);
@@ -222,13 +223,13 @@ final class RowLocks extends SessionLocks {
         private final byte[] keyHash;
 
         RowLease(
-                MySqlLockBackend backend,
+                Consumer<SessionLease> forget,
                 Shard shard,
                 Connection c,
                 byte[] keyHash,
                 long token,
                 long confirmedAtNanos) {
-            super(backend, shard, c, token, confirmedAtNanos);
+            super(forget, shard, c, token, confirmedAtNanos);
             this.keyHash = keyHash;
         }
 

@@ -1,40 +1,42 @@
 package org.locksmith.lock.mysql.internal;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The DDL of the lock and fence tables (also shipped as {@code org/locksmith/lock/mysql/schema.sql} for DBAs).
- * Keys are identified by the SHA-256 of their UTF-8 bytes in a {@code BINARY(32)} primary key, so no collation can
- * make two keys equal; the key itself is kept in a {@code utf8mb4_bin} column for operators only.
+ * The DDL of the lock, fence and shard tables, read from {@code org/locksmith/lock/mysql/schema.sql}, the file DBAs
+ * run themselves, so the backend and the DBAs' copy cannot drift. Keys are identified by the SHA-256 of their
+ * UTF-8 bytes in a {@code BINARY(32)} primary key, so no collation can make two keys equal; the key itself is kept
+ * in a {@code utf8mb4_bin} column for operators only.
  */
 public final class Schema {
+    /**
+     * The statements, in the order they run: lines starting with {@code --} are comments, and a statement ends with
+     * the line that ends with {@code ;} (not part of the statement).
+     */
+    static final String RESOURCE = "/org/locksmith/lock/mysql/schema.sql";
+    /** How {@link #RESOURCE} spells the start of the quoted lock table name (the other tables add a suffix). */
+    static final String TABLE = "`locksmith_lock";
+
+    private static final List<String> STATEMENTS = load();
+
     private Schema() {}
 
-    /** The statements that create both tables if missing; {@code table} must be validated. */
+    /** The statements that create the tables if missing; {@code table} must be validated. */
     public static List<String> ddl(String table) {
         MySqlSettings.validateTable(table);
-        return List.of(
-                "CREATE TABLE IF NOT EXISTS `" + table + "` (\n"
-                        + "  key_hash   BINARY(32)    NOT NULL COMMENT 'SHA-256 of the UTF-8 key',\n"
-                        + "  lock_key   VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL"
-                        + " COMMENT 'the key, for operators',\n"
-                        + "  owner      VARCHAR(128)  CHARACTER SET ascii COLLATE ascii_bin NULL"
-                        + " COMMENT 'lease strategy: owner of the current grant',\n"
-                        + "  expires_at DATETIME(6)   NOT NULL DEFAULT '1970-01-01 00:00:01'"
-                        + " COMMENT 'lease strategy: expiry, UTC, by the server clock',\n"
-                        + "  token      BIGINT        NOT NULL DEFAULT 0"
-                        + " COMMENT 'lease strategy: fencing token of the current grant',\n"
-                        + "  PRIMARY KEY (key_hash)\n"
-                        + ") ENGINE=InnoDB",
-                "CREATE TABLE IF NOT EXISTS `" + table + "_fence` (\n"
-                        + "  key_hash BINARY(32) NOT NULL COMMENT 'SHA-256 of the UTF-8 key',\n"
-                        + "  token    BIGINT     NOT NULL COMMENT 'last fencing token issued for the key',\n"
-                        + "  PRIMARY KEY (key_hash)\n"
-                        + ") ENGINE=InnoDB",
-                ShardMap.ddl(table));
+        List<String> ddl = new ArrayList<>(STATEMENTS.size());
+        for (String statement : STATEMENTS) {
+            ddl.add(statement.replace(TABLE, "`" + table));
+        }
+        return List.copyOf(ddl);
     }
 
     static void create(Connection c, String table) throws SQLException {
@@ -46,5 +48,35 @@ public final class Schema {
         if (!c.getAutoCommit()) {
             c.commit();
         }
+    }
+
+    /** The statements of {@link #RESOURCE}, their lines joined by {@code \n}. */
+    private static List<String> load() {
+        String text;
+        try (InputStream in = Schema.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is missing from the class path");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read " + RESOURCE, e);
+        }
+        List<String> statements = new ArrayList<>();
+        StringBuilder statement = new StringBuilder();
+        for (String line : text.replace("\r\n", "\n").split("\n", -1)) {
+            if (line.startsWith("--") || (statement.length() == 0 && line.isBlank())) {
+                continue;
+            }
+            if (line.endsWith(";")) {
+                statements.add(statement.append(line, 0, line.length() - 1).toString());
+                statement.setLength(0);
+            } else {
+                statement.append(line).append('\n');
+            }
+        }
+        if (statement.length() > 0) {
+            throw new IllegalStateException(RESOURCE + " ends inside a statement (no ';' at the end of a line)");
+        }
+        return List.copyOf(statements);
     }
 }

@@ -3,6 +3,7 @@ package org.locksmith.lock.mysql.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.locksmith.lock.spi.BackendLease;
 
 /**
@@ -12,7 +13,12 @@ import org.locksmith.lock.spi.BackendLease;
  * ping fails.
  */
 abstract class SessionLease implements BackendLease {
-    final MySqlLockBackend backend;
+    /**
+     * Called with this lease once, just before its connection is given back (released, found lost, run out): the
+     * backend stops keeping the lease.
+     */
+    private final Consumer<SessionLease> forget;
+
     final Shard shard;
     final Connection connection;
     private final long token;
@@ -22,8 +28,8 @@ abstract class SessionLease implements BackendLease {
     /** Send time of the last round trip that proved the session held the lock (System.nanoTime()). */
     private volatile long lastConfirmedNanos;
 
-    SessionLease(MySqlLockBackend backend, Shard shard, Connection connection, long token, long confirmedAtNanos) {
-        this.backend = backend;
+    SessionLease(Consumer<SessionLease> forget, Shard shard, Connection connection, long token, long confirmedAtNanos) {
+        this.forget = forget;
         this.shard = shard;
         this.connection = connection;
         this.token = token;
@@ -92,7 +98,7 @@ abstract class SessionLease implements BackendLease {
         if (!givenBack.compareAndSet(false, true)) {
             return false;
         }
-        backend.forget(this);
+        forget.accept(this);
         shard.discard(connection);
         return true;
     }
@@ -109,7 +115,7 @@ abstract class SessionLease implements BackendLease {
         if (!givenBack.compareAndSet(false, true)) {
             return false; // given back already: the lock was found lost or ran out
         }
-        backend.forget(this);
+        forget.accept(this);
         boolean released;
         try {
             released = releaseInSession();

@@ -59,11 +59,11 @@ abstract sealed class SessionLocks extends Strategy permits RowLocks, NamedLocks
      * no other lease's check.
      */
     @Override
-    final void renew(MySqlLockBackend backend, List<BackendLease> leases, RenewalReport report) {
-        backend.inParallel(leases, l -> checkSession(backend, (SessionLease) l, report));
+    final void renew(StrategyContext context, List<BackendLease> leases, RenewalReport report) {
+        context.inParallel(leases, l -> checkSession((SessionLease) l, report));
     }
 
-    private static void checkSession(MySqlLockBackend backend, SessionLease lease, RenewalReport report) {
+    private static void checkSession(SessionLease lease, RenewalReport report) {
         long sentAt = System.nanoTime();
         boolean alive;
         try {

@@ -30,18 +30,6 @@ final class ShardMap {
     /** What one database says about itself. */
     record Recorded(String shardId, String map) {}
 
-    /** The DDL of the shard table for lock table {@code table} (validated). */
-    static String ddl(String table) {
-        return "CREATE TABLE IF NOT EXISTS `" + table + "_shard` (\n"
-                + "  id        TINYINT  NOT NULL COMMENT 'always 1: one row per database',\n"
-                + "  shard_id  CHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL"
-                + " COMMENT 'identity of this database, random, written once',\n"
-                + "  shard_map TEXT     CHARACTER SET ascii COLLATE ascii_bin NULL"
-                + " COMMENT 'sorted shard_id of every database the clients of this table use, comma-separated',\n"
-                + "  PRIMARY KEY (id)\n"
-                + ") ENGINE=InnoDB";
-    }
-
     /** Reads this database's id and recorded map, creating the id the first time (autocommit connection). */
     static Recorded read(Connection c, String table) throws SQLException {
         try (PreparedStatement ps =

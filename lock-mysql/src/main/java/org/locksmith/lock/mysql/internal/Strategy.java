@@ -71,12 +71,17 @@ public abstract sealed class Strategy permits LeaseLocks, SessionLocks {
     /**
      * Acquires {@code request}'s key on the shard that owns it.
      *
+     * @param context what this strategy may use of the backend that runs it
      * @return the lease, or null if not granted within the request's deadline or cancelled
      * @throws SessionLostException if the session died mid-grant (not granted; the backend may try again)
      */
-    abstract BackendLease acquire(MySqlLockBackend backend, Shard shard, byte[] keyHash, AcquireRequest request)
+    abstract BackendLease acquire(StrategyContext context, Shard shard, byte[] keyHash, AcquireRequest request)
             throws InterruptedException;
 
-    /** Renews or checks {@code leases} (all acquired by this strategy) and reports each one's outcome. */
-    abstract void renew(MySqlLockBackend backend, List<BackendLease> leases, RenewalReport report);
+    /**
+     * Renews or checks {@code leases} (all acquired by this strategy) and reports each one's outcome.
+     *
+     * @param context what this strategy may use of the backend that runs it
+     */
+    abstract void renew(StrategyContext context, List<BackendLease> leases, RenewalReport report);
 }
