@@ -103,9 +103,9 @@ public final class FairnessContract {
         });
         queued(key, base, 2);
         firstThread.get().interrupt();
-        Thread.sleep(100);
+        Probes.quietPeriod(Duration.ofMillis(100), "W0 keeps its place through a first interrupt");
         firstThread.get().interrupt();
-        Thread.sleep(200);
+        Probes.quietPeriod(Duration.ofMillis(200), "W0 keeps its place through a second interrupt");
         held.release();
         Boolean interrupted = w0.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
         w1.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
@@ -126,9 +126,9 @@ public final class FairnessContract {
                     .atMost(Duration.ofSeconds(5))
                     .pollInterval(Duration.ofMillis(5))
                     .until(() -> env.storeEntries(key).orElse(expected) >= expected);
-            Thread.sleep(20);
+            Probes.quietPeriod(Duration.ofMillis(20), "from the store's record of waiter " + n + " to its wait");
         } else {
-            Thread.sleep(150);
+            Probes.quietPeriod(Duration.ofMillis(150), "no store view: the head start of waiter " + n);
         }
     }
 

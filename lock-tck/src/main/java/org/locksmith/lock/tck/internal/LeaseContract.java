@@ -395,7 +395,9 @@ public final class LeaseContract {
                 .as(env.at(a, key) + "a listener registered after the loss is called at once")
                 .isEqualTo(1);
         // Give a buggy core or backend the chance to report the loss again (another renewal round).
-        Thread.sleep(Math.min(1000, t().leaseTime().toMillis() / 2 + 100));
+        Probes.quietPeriod(
+                Duration.ofMillis(Math.min(1000, t().leaseTime().toMillis() / 2 + 100)),
+                "a buggy core or backend reports the loss again");
         assertThat(fired.get())
                 .as(env.at(a, key) + "onLost calls (exactly once)")
                 .isEqualTo(1);

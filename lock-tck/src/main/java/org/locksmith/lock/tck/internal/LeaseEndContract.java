@@ -362,7 +362,7 @@ public final class LeaseEndContract {
                                 + " ms into a store outage that stopped its renewals",
                         e);
             }
-            Thread.sleep(t().renewInterval().toMillis()); // a fixed pause, not a condition: see above
+            Probes.quietPeriod(t().renewInterval(), "the store's lease runs out too, unseen through the outage");
         }
         Duration bound =
                 TckEnv.allow(t().leaseTime().plus(t().operationTimeout().multipliedBy(3)));
@@ -481,7 +481,7 @@ public final class LeaseEndContract {
         awaitAll(runs);
         // A renewal still in flight at the last release lands within one more renewal interval.
         Duration settle = t().renewInterval().plusMillis(100);
-        Thread.sleep(settle.toMillis()); // a fixed pause, not a condition
+        Probes.quietPeriod(settle, "a renewal in flight at the last release lands");
         // What one plain cycle leaves in the store (a fencing counter, say), on a key no renewal ever touched.
         String control = env.key("race-control");
         Probes.assertGrantable(env, c, control, "(a key of its own)");

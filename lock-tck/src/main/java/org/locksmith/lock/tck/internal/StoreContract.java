@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -237,6 +238,7 @@ public final class StoreContract {
             assertThat(b.lock(key).tryAcquire(Duration.ofMillis(20)))
                     .as(env.at(b, key) + "timed waiter")
                     .isEmpty();
+            OptionalInt alone = env.storeEntries(key);
             AtomicReference<Thread> t = new AtomicReference<>();
             Future<Boolean> interrupted = env.fork(() -> {
                 t.set(Thread.currentThread());
@@ -247,8 +249,8 @@ public final class StoreContract {
                     return true;
                 }
             });
-            Thread.sleep(30);
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> t.get() != null);
+            Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(30), Probes.QUEUE_SETTLE, "the waiter");
             t.get().interrupt();
             assertThat(interrupted.get(10, TimeUnit.SECONDS))
                     .as(env.at(b, key) + "interrupted waiter")
