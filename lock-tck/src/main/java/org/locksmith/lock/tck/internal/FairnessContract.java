@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import org.awaitility.Awaitility;
 import org.locksmith.lock.LockClient;
-import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 
 /** Contract 12: with FAIR, waiters are granted in the order they started waiting. */
@@ -33,7 +32,6 @@ public final class FairnessContract {
      * releases, and checks they were granted in arrival order.
      */
     private void grantedInArrivalOrder(String keyName, int waiters, String why) throws Exception {
-        env.requireFeature(LockFeature.FAIR);
         LockClient holder = env.client("H");
         String key = env.key(keyName);
         List<LockClient> clients = new ArrayList<>();
@@ -76,7 +74,6 @@ public final class FairnessContract {
      * it waits on in the same request, ahead of a waiter that arrived after it.
      */
     public void lockKeepsItsPlaceThroughInterrupts() throws Exception {
-        env.requireFeature(LockFeature.FAIR);
         LockClient holder = env.client("H");
         LockClient first = env.client("W0");
         LockClient second = env.client("W1");

@@ -535,8 +535,6 @@ public final class MutualExclusionContract {
      * of {@code c02_progress_handoffLatency}. Not stretched by the time factor: a count is not a latency.
      */
     public void idleWaiterDoesNotPoll() throws Exception {
-        env.requireFeature(LockFeature.BLOCKING_WAKEUP);
-        env.requireStoreOperations();
         Duration window = Duration.ofSeconds(2);
         if (env.has(LockFeature.LEASE_EXPIRY) && !env.has(LockFeature.AUTO_RENEWAL)) {
             Duration fraction = env.timings().leaseTime().multipliedBy(2).dividedBy(5);

@@ -30,7 +30,6 @@ public final class StoreContract {
 
     /** c15: during an outage operations fail with LockBackendException within the timeout; afterwards they work. */
     public void outageFailsFastAndRecovers() throws Exception {
-        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
         LockClient a = env.client("A");
         String key = env.key("outage");
         Probes.assertGrantable(env, a, key, "before the outage");
@@ -68,7 +67,6 @@ public final class StoreContract {
      * is handed the key as promptly as before it.
      */
     public void releaseAndCloseBoundedAndHandOffsWorkAfter() throws Exception {
-        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
         LockClient h = env.client("H");
         LockClient c = env.client("C");
         String key = env.key("outage-release");
