@@ -311,6 +311,16 @@ public abstract class LockTck {
         new MutualExclusionContract(env).workerHandoffLatency();
     }
 
+    @Test
+    public void c02_progress_noLostWakeupsWithVariedReleases() throws Exception {
+        new HandoffContract(env).noLostWakeupsWithVariedReleases();
+    }
+
+    @Test
+    public void c02_progress_noOrphanedGrantWhenGivingUpRacesTheRelease() throws Exception {
+        new HandoffContract(env).noOrphanedGrantWhenGivingUpRacesTheRelease();
+    }
+
     // ---- c03 Reentrancy -------------------------------------------------------------------------------------
 
     @Test
@@ -350,6 +360,20 @@ public abstract class LockTck {
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_staleReleaseDoesNotFreeSameClientsOtherThread() throws Exception {
         new OwnershipContract(env).staleReleaseDoesNotFreeSameClientsOtherThread();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
+    }
+
+    @Test
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    @RequiresFault(LockFaults.Fault.STORE_OUTAGE)
+    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterOutage();
     }
 
     // ---- c05 Deadlines --------------------------------------------------------------------------------------
@@ -409,6 +433,18 @@ public abstract class LockTck {
         new LeaseContract(env).abandonedLeaseExpires();
     }
 
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
+        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
+    }
+
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
+        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
+    }
+
     // ---- c08 Renewal ----------------------------------------------------------------------------------------
 
     @Test
@@ -417,6 +453,14 @@ public abstract class LockTck {
     @RequiresFeature(LockFeature.AUTO_RENEWAL)
     public void c08_renewal_liveHolderKeepsLockPastLease() throws Exception {
         new LeaseContract(env).liveHolderKeepsLockPastLease();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.AUTO_RENEWAL)
+    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
+        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
     }
 
     // ---- c09 Session binding --------------------------------------------------------------------------------
@@ -436,6 +480,12 @@ public abstract class LockTck {
     @RequiresFeature(LockFeature.SESSION_BOUND)
     public void c09_session_killedWorkerProcessFreesPromptly() throws Exception {
         new LeaseContract(env).killedWorkerFreesWithSession();
+    }
+
+    @Test // alone: it bounds the time to the next grant within the session timeout plus a fraction of it
+    @RequiresFeature(LockFeature.SESSION_BOUND)
+    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
+        new LeaseEndContract(env).abandonedClientFreesWithinSession();
     }
 
     // ---- c10 Fencing ----------------------------------------------------------------------------------------
@@ -510,6 +560,13 @@ public abstract class LockTck {
         new LeaseContract(env).lostByExpiry();
     }
 
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c11_lossDetection_oneStalledLeaseSparesTheOthers() throws Exception {
+        new IndependentRenewalContract(env).oneStalledLeaseSparesTheOthers();
+    }
+
     // ---- c12 Fairness ---------------------------------------------------------------------------------------
 
     @Test
@@ -522,6 +579,12 @@ public abstract class LockTck {
     @RequiresFeature(LockFeature.FAIR)
     public void c12_fairness_lockKeepsItsPlaceThroughInterrupts() throws Exception {
         new FairnessContract(env).lockKeepsItsPlaceThroughInterrupts();
+    }
+
+    @Test
+    @RequiresFeature(LockFeature.FAIR)
+    public void c12_fairness_arrivalOrderOfADozen() throws Exception {
+        new FairnessContract(env).arrivalOrderOfADozen();
     }
 
     // ---- c13 Close ------------------------------------------------------------------------------------------
@@ -552,6 +615,11 @@ public abstract class LockTck {
         new CloseContract(env).noFurtherUse();
     }
 
+    @Test
+    public void c13_close_cancelsWaitersWithoutLeaks() throws Exception {
+        new CloseContract(env).cancelsWaitersWithoutLeaks();
+    }
+
     // ---- c14 Keys -------------------------------------------------------------------------------------------
 
     @Test
@@ -569,6 +637,13 @@ public abstract class LockTck {
     @Test
     public void c14_keys_invalidKeysRejectedBeforeIo() {
         new KeyContract(env).invalidKeysRejected();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c14_keys_derivedNamesIndependent() throws Exception {
+        new DerivedNamesContract(env).derivedNamesIndependent();
     }
 
     // ---- c15 Unavailable store ------------------------------------------------------------------------------
@@ -636,89 +711,8 @@ public abstract class LockTck {
         new DetachedContract(env).lossIsReported();
     }
 
-    // ---- Hand-offs under varied traffic, derived key names, close of waiting clients, a dozen fair waiters -------
-
-    @Test
-    public void c02_progress_noLostWakeupsWithVariedReleases() throws Exception {
-        new HandoffContract(env).noLostWakeupsWithVariedReleases();
-    }
-
-    @Test
-    public void c02_progress_noOrphanedGrantWhenGivingUpRacesTheRelease() throws Exception {
-        new HandoffContract(env).noOrphanedGrantWhenGivingUpRacesTheRelease();
-    }
-
-    @Test
-    @RequiresFeature(LockFeature.FAIR)
-    public void c12_fairness_arrivalOrderOfADozen() throws Exception {
-        new FairnessContract(env).arrivalOrderOfADozen();
-    }
-
-    @Test
-    public void c13_close_cancelsWaitersWithoutLeaks() throws Exception {
-        new CloseContract(env).cancelsWaitersWithoutLeaks();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c14_keys_derivedNamesIndependent() throws Exception {
-        new DerivedNamesContract(env).derivedNamesIndependent();
-    }
-
-    // ---- Lease ends in one JVM: abandoned holders, stale releases, renewals racing releases (c04, c07, c08) -----
-
-    @Test // alone: it bounds the time to the next grant within a tenth of the lease
-    @RequiresFeature(LockFeature.LEASE_EXPIRY)
-    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
-        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
-    }
-
-    @Test // alone: it bounds the time to the next grant within a tenth of the lease
-    @RequiresFeature(LockFeature.LEASE_EXPIRY)
-    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
-        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
-        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
-    }
-
-    @Test
-    @RequiresFeature(LockFeature.LEASE_EXPIRY)
-    @RequiresFault(LockFaults.Fault.STORE_OUTAGE)
-    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
-        new LeaseEndContract(env).staleReleaseAfterOutage();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    @RequiresFeature(LockFeature.AUTO_RENEWAL)
-    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
-        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
-    }
-
-    @Test // alone: it bounds the time to the next grant within the session timeout plus a fraction of it
-    @RequiresFeature(LockFeature.SESSION_BOUND)
-    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
-        new LeaseEndContract(env).abandonedClientFreesWithinSession();
-    }
-
     @Test
     public void c17_detached_closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
         new AsyncCloseContract(env).closeFailsAFutureWhoseCompletionIsQueued();
-    }
-
-    // ---- c11 Loss detection: renewals lease by lease ----------------------------------------------------------
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c11_lossDetection_oneStalledLeaseSparesTheOthers() throws Exception {
-        new IndependentRenewalContract(env).oneStalledLeaseSparesTheOthers();
     }
 }
