@@ -17,6 +17,11 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.tck.TckGates.ChecksUndeclared;
+import org.locksmith.lock.tck.TckGates.Hook;
+import org.locksmith.lock.tck.TckGates.RequiresFault;
+import org.locksmith.lock.tck.TckGates.RequiresFeature;
+import org.locksmith.lock.tck.TckGates.RequiresHook;
 import org.locksmith.lock.tck.internal.AsyncCloseContract;
 import org.locksmith.lock.tck.internal.CloseContract;
 import org.locksmith.lock.tck.internal.DeadlineContract;
@@ -63,7 +68,7 @@ import org.locksmith.lock.tck.internal.TckEnv;
  * lifecycle. With the system property {@value TckThreads#PROPERTY}{@code =virtual} (Java 21+) every test uses the
  * client from virtual threads.
  */
-@ExtendWith({TckReport.class, TckThreads.class})
+@ExtendWith({TckReport.class, TckThreads.class, TckGates.class})
 @Timeout(120)
 @Execution(ExecutionMode.SAME_THREAD) // latencies are measured: see TckSchedule for the tests that may overlap
 @ResourceLock(providers = TckSchedule.class)
@@ -199,6 +204,11 @@ public abstract class LockTck {
         return e == null ? null : e.at();
     }
 
+    /** The running test's environment, for {@link TckGates}; null outside a test. */
+    TckEnv env() {
+        return env;
+    }
+
     String reportedBackend() {
         return lastBackend;
     }
@@ -257,11 +267,13 @@ public abstract class LockTck {
     }
 
     @Test
+    @RequiresFault(LockFaults.Fault.RESTART_STORE)
     public void c01_mutualExclusion_holderAcrossStoreRestart() throws Exception {
         new StoreRestartContract(env, LockFaults.Fault.RESTART_STORE).holderNeverValidWhileAnotherHoldsAcrossRestart();
     }
 
     @Test
+    @RequiresFault(LockFaults.Fault.RESTART_STORE_EMPTY)
     public void c01_mutualExclusion_holderAcrossEmptyStoreRestart() throws Exception {
         new StoreRestartContract(env, LockFaults.Fault.RESTART_STORE_EMPTY)
                 .holderNeverValidWhileAnotherHoldsAcrossRestart();
@@ -278,6 +290,8 @@ public abstract class LockTck {
     // ---- c02 Progress ---------------------------------------------------------------------------------------
 
     @Test
+    @RequiresFeature(LockFeature.BLOCKING_WAKEUP)
+    @RequiresHook(Hook.STORE_OPERATIONS)
     public void c02_progress_idleWaiterDoesNotPoll() throws Exception {
         new MutualExclusionContract(env).idleWaiterDoesNotPoll();
     }
@@ -297,15 +311,27 @@ public abstract class LockTck {
         new MutualExclusionContract(env).workerHandoffLatency();
     }
 
+    @Test
+    public void c02_progress_noLostWakeupsWithVariedReleases() throws Exception {
+        new HandoffContract(env).noLostWakeupsWithVariedReleases();
+    }
+
+    @Test
+    public void c02_progress_noOrphanedGrantWhenGivingUpRacesTheRelease() throws Exception {
+        new HandoffContract(env).noOrphanedGrantWhenGivingUpRacesTheRelease();
+    }
+
     // ---- c03 Reentrancy -------------------------------------------------------------------------------------
 
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @RequiresFeature(LockFeature.REENTRANT)
     public void c03_reentrancy_holdCountsAndReleaseOrder() throws Exception {
         new OwnershipContract(env).holdCountsAndReleaseOrder();
     }
 
     @Test
+    @ChecksUndeclared(LockFeature.REENTRANT)
     public void c03_reentrancy_undeclaredReentryFailsClearly() throws Exception {
         new OwnershipContract(env).reentryFailsClearlyWhenUndeclared();
     }
@@ -334,6 +360,20 @@ public abstract class LockTck {
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     public void c04_ownership_staleReleaseDoesNotFreeSameClientsOtherThread() throws Exception {
         new OwnershipContract(env).staleReleaseDoesNotFreeSameClientsOtherThread();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
+    }
+
+    @Test
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    @RequiresFault(LockFaults.Fault.STORE_OUTAGE)
+    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
+        new LeaseEndContract(env).staleReleaseAfterOutage();
     }
 
     // ---- c05 Deadlines --------------------------------------------------------------------------------------
@@ -380,6 +420,7 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
     public void c07_leaseExpiry_killedWorkerProcessFreesAfterLease() throws Exception {
         new LeaseContract(env).killedWorkerFreesAfterLease();
     }
@@ -387,8 +428,21 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
     public void c07_leaseExpiry_abandonedLeaseExpires() throws Exception {
         new LeaseContract(env).abandonedLeaseExpires();
+    }
+
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
+        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
+    }
+
+    @Test // alone: it bounds the time to the next grant within a tenth of the lease
+    @RequiresFeature(LockFeature.LEASE_EXPIRY)
+    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
+        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
     }
 
     // ---- c08 Renewal ----------------------------------------------------------------------------------------
@@ -396,8 +450,17 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.AUTO_RENEWAL)
     public void c08_renewal_liveHolderKeepsLockPastLease() throws Exception {
         new LeaseContract(env).liveHolderKeepsLockPastLease();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.AUTO_RENEWAL)
+    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
+        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
     }
 
     // ---- c09 Session binding --------------------------------------------------------------------------------
@@ -405,6 +468,8 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.SESSION_BOUND)
+    @RequiresFault(LockFaults.Fault.KILL_SESSION)
     public void c09_session_killedSessionFreesPromptly() throws Exception {
         new LeaseContract(env).killedSessionFreesPromptly();
     }
@@ -412,19 +477,28 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.SESSION_BOUND)
     public void c09_session_killedWorkerProcessFreesPromptly() throws Exception {
         new LeaseContract(env).killedWorkerFreesWithSession();
+    }
+
+    @Test // alone: it bounds the time to the next grant within the session timeout plus a fraction of it
+    @RequiresFeature(LockFeature.SESSION_BOUND)
+    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
+        new LeaseEndContract(env).abandonedClientFreesWithinSession();
     }
 
     // ---- c10 Fencing ----------------------------------------------------------------------------------------
 
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @RequiresFeature(LockFeature.FENCING)
     public void c10_fencing_tokensRiseAcrossClients() throws Exception {
         new FencingContract(env).tokensRiseAcrossClients();
     }
 
     @Test
+    @ChecksUndeclared(LockFeature.FENCING)
     public void c10_fencing_undeclaredFencingTokenThrows() throws Exception {
         new FencingContract(env).undeclaredFencingThrows();
     }
@@ -432,16 +506,21 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.FENCING)
     public void c10_fencing_tokensRiseAcrossCrashedHolder() throws Exception {
         new FencingContract(env).tokensRiseAcrossCrashedHolder();
     }
 
     @Test
+    @RequiresFeature(LockFeature.DURABLE_FENCING)
+    @RequiresFault(LockFaults.Fault.RESTART_STORE)
     public void c10_fencing_tokensRiseAcrossStoreRestart() throws Exception {
         new FencingContract(env).tokensRiseAcrossStoreRestart(LockFaults.Fault.RESTART_STORE);
     }
 
     @Test
+    @RequiresFeature(LockFeature.DURABLE_FENCING)
+    @RequiresFault(LockFaults.Fault.RESTART_STORE_EMPTY)
     public void c10_fencing_tokensRiseAcrossEmptyStoreRestart() throws Exception {
         new FencingContract(env).tokensRiseAcrossStoreRestart(LockFaults.Fault.RESTART_STORE_EMPTY);
     }
@@ -451,6 +530,8 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature({LockFeature.LOSS_DETECTION, LockFeature.SESSION_BOUND})
+    @RequiresFault(LockFaults.Fault.KILL_SESSION)
     public void c11_lossDetection_sessionKilled() throws Exception {
         new LeaseContract(env).lostBySessionKill();
     }
@@ -458,6 +539,8 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @ChecksUndeclared(LockFeature.SESSION_BOUND)
+    @RequiresFault(LockFaults.Fault.KILL_SESSION)
     public void c11_lossDetection_sessionKilledWithoutSessionBinding() throws Exception {
         new LeaseContract(env).sessionKillNeverLeavesAValidUnheldLease();
     }
@@ -465,25 +548,43 @@ public abstract class LockTck {
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
     @TckSchedule.LongWait
+    @RequiresFeature(LockFeature.LOSS_DETECTION)
+    @RequiresFault(LockFaults.Fault.DELETE_LOCK_STATE)
     public void c11_lossDetection_stateDeleted() throws Exception {
         new LeaseContract(env).lostByStateDeletion();
     }
 
     @Test
+    @RequiresFeature({LockFeature.LOSS_DETECTION, LockFeature.LEASE_EXPIRY})
     public void c11_lossDetection_leaseExpired() throws Exception {
         new LeaseContract(env).lostByExpiry();
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c11_lossDetection_oneStalledLeaseSparesTheOthers() throws Exception {
+        new IndependentRenewalContract(env).oneStalledLeaseSparesTheOthers();
     }
 
     // ---- c12 Fairness ---------------------------------------------------------------------------------------
 
     @Test
+    @RequiresFeature(LockFeature.FAIR)
     public void c12_fairness_arrivalOrder() throws Exception {
         new FairnessContract(env).arrivalOrder();
     }
 
     @Test
+    @RequiresFeature(LockFeature.FAIR)
     public void c12_fairness_lockKeepsItsPlaceThroughInterrupts() throws Exception {
         new FairnessContract(env).lockKeepsItsPlaceThroughInterrupts();
+    }
+
+    @Test
+    @RequiresFeature(LockFeature.FAIR)
+    public void c12_fairness_arrivalOrderOfADozen() throws Exception {
+        new FairnessContract(env).arrivalOrderOfADozen();
     }
 
     // ---- c13 Close ------------------------------------------------------------------------------------------
@@ -504,6 +605,7 @@ public abstract class LockTck {
     }
 
     @Test
+    @RequiresHook(Hook.OPEN_CONNECTIONS)
     public void c13_close_leaksNoConnections() throws Exception {
         new CloseContract(env).leaksNoConnections();
     }
@@ -511,6 +613,11 @@ public abstract class LockTck {
     @Test
     public void c13_close_noFurtherUse() throws Exception {
         new CloseContract(env).noFurtherUse();
+    }
+
+    @Test
+    public void c13_close_cancelsWaitersWithoutLeaks() throws Exception {
+        new CloseContract(env).cancelsWaitersWithoutLeaks();
     }
 
     // ---- c14 Keys -------------------------------------------------------------------------------------------
@@ -532,14 +639,23 @@ public abstract class LockTck {
         new KeyContract(env).invalidKeysRejected();
     }
 
+    @Test
+    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @TckSchedule.LongWait
+    public void c14_keys_derivedNamesIndependent() throws Exception {
+        new DerivedNamesContract(env).derivedNamesIndependent();
+    }
+
     // ---- c15 Unavailable store ------------------------------------------------------------------------------
 
     @Test
+    @RequiresFault(LockFaults.Fault.STORE_OUTAGE)
     public void c15_unavailableStore_failsWithinTimeoutAndRecovers() throws Exception {
         new StoreContract(env).outageFailsFastAndRecovers();
     }
 
     @Test
+    @RequiresFault(LockFaults.Fault.STORE_OUTAGE)
     public void c15_unavailableStore_releaseAndCloseBoundedAndHandOffsWorkAfter() throws Exception {
         new StoreContract(env).releaseAndCloseBoundedAndHandOffsWorkAfter();
     }
@@ -548,6 +664,7 @@ public abstract class LockTck {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
+    @RequiresHook(Hook.STORE_ENTRIES)
     public void c16_cleanup_boundedStateAfterCycles() throws Exception {
         new StoreContract(env).boundedStateAfterCycles();
     }
@@ -594,82 +711,8 @@ public abstract class LockTck {
         new DetachedContract(env).lossIsReported();
     }
 
-    // ---- Hand-offs under varied traffic, derived key names, close of waiting clients, a dozen fair waiters -------
-
-    @Test
-    public void c02_progress_noLostWakeupsWithVariedReleases() throws Exception {
-        new HandoffContract(env).noLostWakeupsWithVariedReleases();
-    }
-
-    @Test
-    public void c02_progress_noOrphanedGrantWhenGivingUpRacesTheRelease() throws Exception {
-        new HandoffContract(env).noOrphanedGrantWhenGivingUpRacesTheRelease();
-    }
-
-    @Test
-    public void c12_fairness_arrivalOrderOfADozen() throws Exception {
-        new FairnessContract(env).arrivalOrderOfADozen();
-    }
-
-    @Test
-    public void c13_close_cancelsWaitersWithoutLeaks() throws Exception {
-        new CloseContract(env).cancelsWaitersWithoutLeaks();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c14_keys_derivedNamesIndependent() throws Exception {
-        new DerivedNamesContract(env).derivedNamesIndependent();
-    }
-
-    // ---- Lease ends in one JVM: abandoned holders, stale releases, renewals racing releases (c04, c07, c08) -----
-
-    @Test // alone: it bounds the time to the next grant within a tenth of the lease
-    public void c07_leaseExpiry_unrenewedLeaseFreedAtDeclaredTime() throws Exception {
-        new LeaseEndContract(env).unrenewedLeaseFreedAtDeclaredTime();
-    }
-
-    @Test // alone: it bounds the time to the next grant within a tenth of the lease
-    public void c07_leaseExpiry_waiterGrantedWhenLeaseEnds() throws Exception {
-        new LeaseEndContract(env).waiterGrantedWhenLeaseEnds();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c04_ownership_staleReleaseAfterEveryWayOfLoss() throws Exception {
-        new LeaseEndContract(env).staleReleaseAfterEveryWayOfLoss();
-    }
-
-    @Test
-    public void c04_ownership_staleReleaseAfterOutage() throws Exception {
-        new LeaseEndContract(env).staleReleaseAfterOutage();
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c08_renewal_renewalsRacingReleasesTouchNothing() throws Exception {
-        new LeaseEndContract(env).renewalsRacingReleasesTouchNothing();
-    }
-
-    @Test // alone: it bounds the time to the next grant within the session timeout plus a fraction of it
-    public void c09_session_abandonedClientFreesWithinSession() throws Exception {
-        new LeaseEndContract(env).abandonedClientFreesWithinSession();
-    }
-
     @Test
     public void c17_detached_closeFailsAFutureWhoseCompletionIsQueued() throws Exception {
         new AsyncCloseContract(env).closeFailsAFutureWhoseCompletionIsQueued();
-    }
-
-    // ---- c11 Loss detection: renewals lease by lease ----------------------------------------------------------
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT) // see TckSchedule
-    @TckSchedule.LongWait
-    public void c11_lossDetection_oneStalledLeaseSparesTheOthers() throws Exception {
-        new IndependentRenewalContract(env).oneStalledLeaseSparesTheOthers();
     }
 }

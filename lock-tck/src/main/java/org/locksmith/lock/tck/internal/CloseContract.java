@@ -56,6 +56,7 @@ public final class CloseContract {
         LockClient a = env.client("A");
         String key = env.key("close-waiter");
         LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        java.util.OptionalInt alone = env.storeEntries(key);
         AtomicLong failedAt = new AtomicLong();
         Future<Throwable> waiter = env.fork(() -> {
             try {
@@ -66,7 +67,7 @@ public final class CloseContract {
                 return t;
             }
         });
-        Thread.sleep(150); // let the waiter block in the store
+        Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(150), Probes.QUEUE_SETTLE, "the waiter");
         long closedAt = System.nanoTime();
         a.close();
         Throwable thrown = waiter.get(15, TimeUnit.SECONDS);
@@ -237,7 +238,8 @@ public final class CloseContract {
         try (LockLease other = a.lock(env.key("close-threads-2")).acquire(Duration.ofSeconds(5))) {
             assertThat(other.isValid()).isTrue();
         }
-        Thread.sleep(100); // a deliberate pause: let the waiter block in the store before A is closed
+        // Not awaited in the store: the store view's hook must not run on the clients' thread group.
+        Probes.quietPeriod(Duration.ofMillis(100), "no event seen from the clients' threads: the waiter blocks");
         held.release();
         a.close();
         holder.close();
@@ -442,7 +444,7 @@ public final class CloseContract {
                 // waiters the store does not show: the 300 ms were their head start
             }
         } else {
-            Thread.sleep(150); // a deliberate pause: let the waiters block in the store before B is closed
+            Probes.quietPeriod(Duration.ofMillis(150), "no store view: the head start of B's two waiters");
         }
         assertThat(waiter.isAlive())
                 .as(env.at(b, key) + "a thread of client B waiting in acquire(30 s) for a key H holds")

@@ -170,7 +170,8 @@ public final class DeadlineContract {
             l.ifPresent(LockLease::release);
             return l;
         });
-        Thread.sleep(100); // let the waiter block before the release
+        // The length is the point: a wait that gives up early (a deadline in the wrong unit) has given up by then.
+        Probes.quietPeriod(Duration.ofMillis(100), "the waiter keeps waiting 100 ms into its 10 s");
         held.release();
         assertThat(waiter.get(15, TimeUnit.SECONDS))
                 .as(env.at(b, key) + "tryAcquire(10 s) when the holder released after 100 ms")
@@ -210,8 +211,9 @@ public final class DeadlineContract {
                 return "threw " + t + " instead of InterruptedException";
             }
         });
-        Thread.sleep(150); // let the waiter block in the store
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> waiterThread.get() != null);
+        Probes.awaitQueued(
+                env, key, before, 1, Duration.ofMillis(150), Probes.QUEUE_SETTLE, "the waiter to be interrupted");
         long interruptedAt = System.nanoTime();
         waiterThread.get().interrupt();
         String problem;
@@ -241,7 +243,7 @@ public final class DeadlineContract {
             l.ifPresent(LockLease::release);
             return l.isPresent();
         });
-        Thread.sleep(100);
+        Probes.awaitQueued(env, key, before, 1, Duration.ofMillis(100), Probes.QUEUE_SETTLE, "the next waiter");
         held.release();
         Duration bound = TckEnv.allow(env.timings().handoff().plus(Duration.ofSeconds(1)));
         boolean granted;
@@ -297,6 +299,7 @@ public final class DeadlineContract {
                 .as(env.at(a, key) + "tryAcquire() of a free key with the interrupt status set")
                 .isPresent();
         LockLease held = first.get();
+        OptionalInt alone = env.storeEntries(key);
         CountDownLatch asking = new CountDownLatch(1);
         Future<Long> waiter = env.fork(() -> {
             asking.countDown();
@@ -306,7 +309,7 @@ public final class DeadlineContract {
             return grantedAt;
         });
         asking.await();
-        Thread.sleep(200);
+        Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(200), Probes.QUEUE_SETTLE, "the waiter");
         Optional<LockLease> other = withInterruptStatus(
                 b, key, "tryAcquire() of a held key", () -> b.lock(key).tryAcquire());
         other.ifPresent(LockLease::release);
@@ -360,6 +363,7 @@ public final class DeadlineContract {
         LockClient w = env.client("W");
         String key = env.key("lock-uninterruptible");
         LockLease held = holder.lock(key).acquire(Duration.ofSeconds(5));
+        OptionalInt alone = env.storeEntries(key);
         AtomicReference<Thread> waiter = new AtomicReference<>();
         CountDownLatch locking = new CountDownLatch(1);
         Future<Boolean> result = env.fork(() -> {
@@ -372,11 +376,12 @@ public final class DeadlineContract {
             return interrupted;
         });
         assertThat(locking.await(5, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(150);
+        Probes.awaitQueued(
+                env, key, alone, 1, Duration.ofMillis(150), Probes.QUEUE_SETTLE, "the asLock().lock() waiter");
         waiter.get().interrupt();
-        Thread.sleep(100);
+        Probes.quietPeriod(Duration.ofMillis(100), "asLock().lock() keeps waiting through a first interrupt");
         waiter.get().interrupt();
-        Thread.sleep(300);
+        Probes.quietPeriod(Duration.ofMillis(300), "asLock().lock() keeps waiting through a second interrupt");
         assertThat(result.isDone())
                 .as(env.at(w, key) + "asLock().lock() 400 ms after an interrupt while another client holds the key"
                         + " (it must keep waiting, not return or throw)")

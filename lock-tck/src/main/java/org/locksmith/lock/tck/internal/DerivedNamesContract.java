@@ -13,9 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 
@@ -184,19 +181,7 @@ public final class DerivedNamesContract {
     /** The longest the kit gives a waiter to show in the store, and the head start of one that does not. */
     static final long QUEUE_HEAD_START_MS = 60;
 
-    private void awaitQueued(String key, OptionalInt base, int n) {
-        if (base.isEmpty()) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(QUEUE_HEAD_START_MS)); // no event to wait for
-            return;
-        }
-        int expected = base.getAsInt() + n;
-        try {
-            Awaitility.await()
-                    .atMost(Duration.ofMillis(QUEUE_HEAD_START_MS))
-                    .pollInterval(Duration.ofMillis(2))
-                    .until(() -> env.storeEntries(key).orElse(expected) >= expected);
-        } catch (ConditionTimeoutException e) {
-            // waiters that the store does not show: this was their head start
-        }
+    private void awaitQueued(String key, OptionalInt base, int n) throws InterruptedException {
+        Probes.awaitQueued(env, key, base, n, Duration.ofMillis(QUEUE_HEAD_START_MS), Duration.ZERO, n + " waiter(s)");
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -157,7 +158,7 @@ public final class DetachedContract {
             completedOn.set(Thread.currentThread().getName());
             completed.countDown();
         });
-        Thread.sleep(200); // no event to wait for: the future must not complete while the key is held
+        Probes.quietPeriod(Duration.ofMillis(200), "the future must not complete while the key is held");
         assertThat(future.isDone())
                 .as(env.at(w, key) + "acquireAsync future done 200 ms in, while another client held the key")
                 .isFalse();
@@ -226,9 +227,10 @@ public final class DetachedContract {
             }
         });
         LockLease held = holder.lock(key).acquire(op());
-        int before = env.storeEntries(key).orElse(-1);
+        OptionalInt alone = env.storeEntries(key);
+        int before = alone.orElse(-1);
         CompletableFuture<LockLease> future = w.lock(key).acquireAsync(Duration.ofSeconds(30));
-        Thread.sleep(150); // no event to wait for: the waiter's request reaches the store
+        Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(150), Probes.QUEUE_SETTLE, "the async waiter");
         assertThat(future.cancel(true))
                 .as(env.at(w, key) + "cancel of a waiting acquireAsync")
                 .isTrue();
@@ -242,11 +244,11 @@ public final class DetachedContract {
                                     + " was cancelled (" + before + " before it came)")
                             .isLessThanOrEqualTo(before));
         } else {
-            Thread.sleep(100); // no event to wait for: the backend's cancel action ends the wait
+            Probes.quietPeriod(Duration.ofMillis(100), "no store view: the backend's cancel action ends the wait");
         }
         held.release();
         Probes.assertGrantable(env, b, key, "right after the holder released, a waiting acquireAsync cancelled");
-        Thread.sleep(200); // no event to wait for: a request the backend kept would be granted by now
+        Probes.quietPeriod(Duration.ofMillis(200), "a request the backend kept would be granted by now");
         assertThat(grantsToW.get())
                 .as(env.at(w, key) + "grants to client W after its only acquireAsync was cancelled (the store kept its"
                         + " request and granted it)")
@@ -254,7 +256,7 @@ public final class DetachedContract {
         for (int round = 0; round < 5; round++) {
             LockLease h = holder.lock(key).acquireDetached(op()); // released by another thread
             CompletableFuture<LockLease> racing = w.lock(key).acquireAsync(Duration.ofSeconds(30));
-            Thread.sleep(20 + 10 * round);
+            Probes.quietPeriod(Duration.ofMillis(20 + 10 * round), "the phase of the cancel against the release");
             env.fork(() -> {
                 h.release();
                 return null;
@@ -276,8 +278,9 @@ public final class DetachedContract {
         LockClient b = env.client("B");
         String key = env.key("async-close");
         LockLease held = holder.lock(key).acquire(op());
+        OptionalInt alone = env.storeEntries(key);
         CompletableFuture<LockLease> pending = w.lock(key).acquireAsync(Duration.ofSeconds(60));
-        Thread.sleep(150); // no event to wait for: the waiter's request reaches the store
+        Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(150), Probes.QUEUE_SETTLE, "the async waiter");
         long start = System.nanoTime();
         w.close();
         assertThat(causeOf(pending, op()))

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import org.awaitility.Awaitility;
 import org.locksmith.lock.LockClient;
-import org.locksmith.lock.LockFeature;
 import org.locksmith.lock.LockLease;
 
 /** Contract 12: with FAIR, waiters are granted in the order they started waiting. */
@@ -33,7 +32,6 @@ public final class FairnessContract {
      * releases, and checks they were granted in arrival order.
      */
     private void grantedInArrivalOrder(String keyName, int waiters, String why) throws Exception {
-        env.requireFeature(LockFeature.FAIR);
         LockClient holder = env.client("H");
         String key = env.key(keyName);
         List<LockClient> clients = new ArrayList<>();
@@ -76,7 +74,6 @@ public final class FairnessContract {
      * it waits on in the same request, ahead of a waiter that arrived after it.
      */
     public void lockKeepsItsPlaceThroughInterrupts() throws Exception {
-        env.requireFeature(LockFeature.FAIR);
         LockClient holder = env.client("H");
         LockClient first = env.client("W0");
         LockClient second = env.client("W1");
@@ -103,9 +100,9 @@ public final class FairnessContract {
         });
         queued(key, base, 2);
         firstThread.get().interrupt();
-        Thread.sleep(100);
+        Probes.quietPeriod(Duration.ofMillis(100), "W0 keeps its place through a first interrupt");
         firstThread.get().interrupt();
-        Thread.sleep(200);
+        Probes.quietPeriod(Duration.ofMillis(200), "W0 keeps its place through a second interrupt");
         held.release();
         Boolean interrupted = w0.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
         w1.get(TckEnv.allow(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
@@ -126,9 +123,9 @@ public final class FairnessContract {
                     .atMost(Duration.ofSeconds(5))
                     .pollInterval(Duration.ofMillis(5))
                     .until(() -> env.storeEntries(key).orElse(expected) >= expected);
-            Thread.sleep(20);
+            Probes.quietPeriod(Duration.ofMillis(20), "from the store's record of waiter " + n + " to its wait");
         } else {
-            Thread.sleep(150);
+            Probes.quietPeriod(Duration.ofMillis(150), "no store view: the head start of waiter " + n);
         }
     }
 

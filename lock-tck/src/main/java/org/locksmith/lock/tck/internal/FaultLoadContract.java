@@ -278,7 +278,8 @@ public final class FaultLoadContract {
             for (Worker w : workers) {
                 if (!w.dead && w.openGrant() >= 0) {
                     w.process.signal("STOP");
-                    Thread.sleep(20); // what it printed before the stop reaches this process
+                    Probes.quietPeriod(
+                            Duration.ofMillis(20), "what the worker printed before its stop reaches this process");
                     pumpAll(workers);
                     if (w.openGrant() >= 0) {
                         return w;

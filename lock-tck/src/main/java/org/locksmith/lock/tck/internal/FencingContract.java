@@ -23,7 +23,6 @@ public final class FencingContract {
     }
 
     public void tokensRiseAcrossClients() throws Exception {
-        env.requireFeature(LockFeature.FENCING);
         List<LockClient> clients = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             clients.add(env.client("F" + i));
@@ -49,7 +48,6 @@ public final class FencingContract {
     }
 
     public void undeclaredFencingThrows() throws Exception {
-        env.requireUndeclared(LockFeature.FENCING);
         LockClient a = env.client("A");
         String key = env.key("no-fencing");
         try (LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5))) {
@@ -68,7 +66,6 @@ public final class FencingContract {
      * grant's token must exceed the crashed holder's.
      */
     public void tokensRiseAcrossCrashedHolder() throws Exception {
-        env.requireFeature(LockFeature.FENCING);
         String key = env.key("fencing-crash");
         LockClient observer = env.client("observer");
         boolean frees = env.has(LockFeature.LEASE_EXPIRY) || env.has(LockFeature.SESSION_BOUND);
@@ -109,8 +106,6 @@ public final class FencingContract {
     }
 
     public void tokensRiseAcrossStoreRestart(LockFaults.Fault restart) throws Exception {
-        env.requireFeature(LockFeature.DURABLE_FENCING);
-        env.requireFault(restart);
         LockClient a = env.client("A");
         String key = env.key("fencing-restart");
         long before;

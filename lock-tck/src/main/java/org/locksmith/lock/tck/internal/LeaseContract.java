@@ -36,7 +36,6 @@ public final class LeaseContract {
 
     /** c07: a worker JVM killed while holding: its lock frees after about its lease. */
     public void killedWorkerFreesAfterLease() throws Exception {
-        env.requireFeature(LockFeature.LEASE_EXPIRY);
         String url = env.requireWorkerUrl();
         String key = env.key("expiry-killed");
         LockClient observer = env.client("observer");
@@ -60,7 +59,6 @@ public final class LeaseContract {
      * lease, and its lease turns invalid.
      */
     public void abandonedLeaseExpires() throws Exception {
-        env.requireFeature(LockFeature.LEASE_EXPIRY);
         org.junit.jupiter.api.Assumptions.assumeFalse(
                 env.has(LockFeature.AUTO_RENEWAL),
                 "AUTO_RENEWAL declared: an abandoned holder in this JVM keeps renewing (the crash case is "
@@ -96,7 +94,6 @@ public final class LeaseContract {
      * renewed; nobody else gets any of them meanwhile, and every lease stays valid.
      */
     public void liveHolderKeepsLockPastLease() throws Exception {
-        env.requireFeature(LockFeature.AUTO_RENEWAL);
         LockClient a = env.client("A");
         LockClient b = env.client("B");
         List<String> keys = List.of(env.key("renewal-1"), env.key("renewal-2"), env.key("renewal-3"));
@@ -151,8 +148,6 @@ public final class LeaseContract {
 
     /** c09: killing the holder's session frees the key within the session timeout. */
     public void killedSessionFreesPromptly() throws Exception {
-        env.requireFeature(LockFeature.SESSION_BOUND);
-        env.requireFault(LockFaults.Fault.KILL_SESSION);
         LockClient a = env.client("A");
         LockClient b = env.client("B");
         String key = env.key("session");
@@ -168,7 +163,6 @@ public final class LeaseContract {
 
     /** c09: a worker JVM killed while holding: its session ends and the key frees within the session timeout. */
     public void killedWorkerFreesWithSession() throws Exception {
-        env.requireFeature(LockFeature.SESSION_BOUND);
         String url = env.requireWorkerUrl();
         String key = env.key("session-killed");
         LockClient observer = env.client("observer");
@@ -185,10 +179,8 @@ public final class LeaseContract {
 
     /** c11: a lease lost behind the holder's back turns invalid and fires its listeners exactly once. */
     public void lostBySessionKill() throws Exception {
-        env.requireFeature(LockFeature.LOSS_DETECTION);
-        // A lock that is not bound to the session is not lost with it (see the test below for that side).
-        env.requireFeature(LockFeature.SESSION_BOUND);
-        env.requireFault(LockFaults.Fault.KILL_SESSION);
+        // Gated on SESSION_BOUND too: a lock that is not bound to the session is not lost with it (see the test below
+        // for that side).
         lost("session killed", (a, key) -> env.faults().killSession(a));
     }
 
@@ -198,8 +190,6 @@ public final class LeaseContract {
      * client can be granted the key.
      */
     public void sessionKillNeverLeavesAValidUnheldLease() throws Exception {
-        env.requireUndeclared(LockFeature.SESSION_BOUND);
-        env.requireFault(LockFaults.Fault.KILL_SESSION);
         LockClient a = env.client("A");
         LockClient b = env.client("B");
         String key = env.key("kill-unbound");
@@ -237,8 +227,6 @@ public final class LeaseContract {
     }
 
     public void lostByStateDeletion() throws Exception {
-        env.requireFeature(LockFeature.LOSS_DETECTION);
-        env.requireFault(LockFaults.Fault.DELETE_LOCK_STATE);
         lost("state deleted", (a, key) -> env.faults().deleteLockState(key));
     }
 
@@ -256,8 +244,6 @@ public final class LeaseContract {
      * holds is c07).
      */
     public void lostByExpiry() throws Exception {
-        env.requireFeature(LockFeature.LOSS_DETECTION);
-        env.requireFeature(LockFeature.LEASE_EXPIRY);
         boolean renewed = env.has(LockFeature.AUTO_RENEWAL);
         if (renewed) {
             org.junit.jupiter.api.Assumptions.assumeTrue(
@@ -395,7 +381,9 @@ public final class LeaseContract {
                 .as(env.at(a, key) + "a listener registered after the loss is called at once")
                 .isEqualTo(1);
         // Give a buggy core or backend the chance to report the loss again (another renewal round).
-        Thread.sleep(Math.min(1000, t().leaseTime().toMillis() / 2 + 100));
+        Probes.quietPeriod(
+                Duration.ofMillis(Math.min(1000, t().leaseTime().toMillis() / 2 + 100)),
+                "a buggy core or backend reports the loss again");
         assertThat(fired.get())
                 .as(env.at(a, key) + "onLost calls (exactly once)")
                 .isEqualTo(1);

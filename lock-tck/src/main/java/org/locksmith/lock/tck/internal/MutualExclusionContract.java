@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
@@ -421,10 +422,12 @@ public final class MutualExclusionContract {
         LockClient third = env.client("third");
         LockLease first = holder.lock(key).acquire(TckEnv.allow(env.timings().operationTimeout()));
         long firstToken = env.has(LockFeature.FENCING) ? first.fencingToken() : -1;
+        OptionalInt alone = env.storeEntries(key);
         WorkerProcess worker = believer(key);
         worker.awaitLine("READY", TckEnv.allow(Duration.ofSeconds(30)));
         // Time for the worker's acquire to reach its wait in the store (its first request on a cold JVM).
-        Thread.sleep(TckEnv.allow(Duration.ofMillis(1000)).toMillis());
+        Probes.awaitQueued(
+                env, key, alone, 1, TckEnv.allow(Duration.ofMillis(1000)), Probes.QUEUE_SETTLE, "the worker's waiter");
         worker.signal("STOP");
         long stoppedAt = System.nanoTime();
         Optional<LockLease> granted;
@@ -532,8 +535,6 @@ public final class MutualExclusionContract {
      * of {@code c02_progress_handoffLatency}. Not stretched by the time factor: a count is not a latency.
      */
     public void idleWaiterDoesNotPoll() throws Exception {
-        env.requireFeature(LockFeature.BLOCKING_WAKEUP);
-        env.requireStoreOperations();
         Duration window = Duration.ofSeconds(2);
         if (env.has(LockFeature.LEASE_EXPIRY) && !env.has(LockFeature.AUTO_RENEWAL)) {
             Duration fraction = env.timings().leaseTime().multipliedBy(2).dividedBy(5);
@@ -557,6 +558,7 @@ public final class MutualExclusionContract {
             baseline = operationsOver(window);
         }
         LockLease held = holder.lock(key).acquire(TckEnv.allow(env.timings().operationTimeout()));
+        OptionalInt alone = env.storeEntries(key);
         List<Future<Boolean>> waiting = new ArrayList<>();
         for (int i = 0; i < entryPoints.size(); i++) {
             DistributedLock lock = waiters.get(i).lock(key);
@@ -573,7 +575,15 @@ public final class MutualExclusionContract {
                 }
             }));
         }
-        Thread.sleep(Math.min(300, window.toMillis() / 2)); // the waiters' first attempts, and their waits set up
+        // The waiters' first attempts, and their waits set up, before the window opens.
+        Probes.awaitQueued(
+                env,
+                key,
+                alone,
+                entryPoints.size(),
+                Duration.ofMillis(Math.min(300, window.toMillis() / 2)),
+                Probes.QUEUE_SETTLE,
+                "the idle waiters");
         long withWaiters = operationsOver(window);
         for (int i = 0; i < entryPoints.size(); i++) {
             assertThat(waiting.get(i).isDone())
@@ -601,7 +611,7 @@ public final class MutualExclusionContract {
 
     private long operationsOver(Duration window) throws InterruptedException {
         long before = env.requireStoreOperations();
-        Thread.sleep(window.toMillis());
+        Probes.quietPeriod(window, "store requests counted over an observation window");
         return env.requireStoreOperations() - before;
     }
 
@@ -689,7 +699,7 @@ public final class MutualExclusionContract {
             // A deliberate delay, not a wait for a condition: it sets the phase of the release relative to the
             // waiter's first attempt (and so to any poll it makes), and lets it reach its blocking wait (not every
             // store shows its waiters).
-            TimeUnit.NANOSECONDS.sleep(delay);
+            Probes.quietPeriod(Duration.ofNanos(delay), "the phase of the release against the waiter's first attempt");
             long releasedAt = System.nanoTime();
             held.release();
             long grantedAt;
@@ -799,7 +809,7 @@ public final class MutualExclusionContract {
         LockLease held = holdForHandoff(holder, key);
         worker.send("GO " + round);
         worker.awaitLine("WAITING " + round, TckEnv.allow(Duration.ofSeconds(10)));
-        TimeUnit.NANOSECONDS.sleep(delayNanos); // the phase of the release, as in this JVM's rounds
+        Probes.quietPeriod(Duration.ofNanos(delayNanos), "the phase of the release, as in this JVM's rounds");
         long releasedAt = System.nanoTime();
         held.release();
         String granted = worker.awaitLine("GRANTED " + round + " ", TckEnv.allow(Duration.ofSeconds(10)));

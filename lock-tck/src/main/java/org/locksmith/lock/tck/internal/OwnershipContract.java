@@ -27,7 +27,6 @@ public final class OwnershipContract {
     }
 
     public void holdCountsAndReleaseOrder() throws Exception {
-        env.requireFeature(LockFeature.REENTRANT);
         LockClient a = env.client("A");
         LockClient b = env.client("B");
         String key = env.key("reentrant");
@@ -81,7 +80,6 @@ public final class OwnershipContract {
 
     /** Without REENTRANT, a second acquire by the holding thread fails at once, it does not deadlock. */
     public void reentryFailsClearlyWhenUndeclared() throws Exception {
-        env.requireUndeclared(LockFeature.REENTRANT);
         LockClient a = env.client("A");
         String key = env.key("not-reentrant");
         LockLease lease = a.lock(key).acquire(Duration.ofSeconds(5));

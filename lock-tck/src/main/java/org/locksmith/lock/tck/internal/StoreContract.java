@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,6 @@ public final class StoreContract {
 
     /** c15: during an outage operations fail with LockBackendException within the timeout; afterwards they work. */
     public void outageFailsFastAndRecovers() throws Exception {
-        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
         LockClient a = env.client("A");
         String key = env.key("outage");
         Probes.assertGrantable(env, a, key, "before the outage");
@@ -67,7 +67,6 @@ public final class StoreContract {
      * is handed the key as promptly as before it.
      */
     public void releaseAndCloseBoundedAndHandOffsWorkAfter() throws Exception {
-        env.requireFault(LockFaults.Fault.STORE_OUTAGE);
         LockClient h = env.client("H");
         LockClient c = env.client("C");
         String key = env.key("outage-release");
@@ -237,6 +236,7 @@ public final class StoreContract {
             assertThat(b.lock(key).tryAcquire(Duration.ofMillis(20)))
                     .as(env.at(b, key) + "timed waiter")
                     .isEmpty();
+            OptionalInt alone = env.storeEntries(key);
             AtomicReference<Thread> t = new AtomicReference<>();
             Future<Boolean> interrupted = env.fork(() -> {
                 t.set(Thread.currentThread());
@@ -247,8 +247,8 @@ public final class StoreContract {
                     return true;
                 }
             });
-            Thread.sleep(30);
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> t.get() != null);
+            Probes.awaitQueued(env, key, alone, 1, Duration.ofMillis(30), Probes.QUEUE_SETTLE, "the waiter");
             t.get().interrupt();
             assertThat(interrupted.get(10, TimeUnit.SECONDS))
                     .as(env.at(b, key) + "interrupted waiter")

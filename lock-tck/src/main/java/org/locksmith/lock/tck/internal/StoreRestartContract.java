@@ -50,7 +50,6 @@ public final class StoreRestartContract {
     public StoreRestartContract(TckEnv env, LockFaults.Fault restart) {
         this.env = env;
         this.restart = restart;
-        env.requireFault(restart);
         this.key = env.key("restart-held");
         this.holder = env.client("holder");
         this.other = env.client("other");
