@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.redis.internal.EvictionGuard;
 import org.locksmith.lock.redis.internal.RedisLockBackend;
 import org.locksmith.lock.redis.internal.RedisSettings;
 import redis.clients.jedis.UnifiedJedis;
@@ -185,7 +186,7 @@ public final class RedisLocks {
                     !closeClients ? List.of() : waits == jedis ? List.of(jedis) : List.of(jedis, waits);
             RedisLockBackend backend = new RedisLockBackend(jedis, waits, owned, settings);
             try {
-                backend.verify(evictionCheck);
+                backend.verify(EvictionGuard.Mode.valueOf(evictionCheck.name()));
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.locksmith.lock.LockBackendException;
-import org.locksmith.lock.redis.RedisLocks;
 import org.locksmith.lock.spi.LockUrl;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -149,10 +148,10 @@ public final class RedisConnections {
             throw new IllegalArgumentException("Lock URL " + url + ": parameter " + CLIENT_NAME + "='" + clientName
                     + "' must be 1 to 64 printable ASCII characters without spaces (Redis CLIENT SETNAME)");
         }
-        RedisLocks.EvictionCheck evictionCheck;
+        EvictionGuard.Mode evictionCheck;
         String check = url.parameter(EVICTION_CHECK, "warn");
         try {
-            evictionCheck = RedisLocks.EvictionCheck.valueOf(check.toUpperCase(Locale.ROOT));
+            evictionCheck = EvictionGuard.Mode.valueOf(check.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "Lock URL " + url + ": parameter " + EVICTION_CHECK + "='" + check

@@ -24,7 +24,7 @@ class CancelSignalSenderTest {
     @Test
     void aSaturatedSenderQueuesEveryTaskAndNeverRunsOneOnTheCallersThread() throws Exception {
         int limit = 3;
-        ThreadPoolExecutor sender = RedisLockBackend.cancelSignalSender(limit);
+        ThreadPoolExecutor sender = WaitRoom.cancelSignalSender(limit);
         CountDownLatch serverAnswers = new CountDownLatch(1);
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
         AtomicInteger ran = new AtomicInteger();

@@ -15,18 +15,17 @@ class WaitCapTest {
 
     @Test
     void aLeaseEndingNowCapsTheWaitAtOneMillisecondNotAWholeLease() {
-        assertThat(RedisLockBackend.waitCapNanos(0, LEASE))
-                .isEqualTo(Duration.ofMillis(1).toNanos());
+        assertThat(Waiter.waitCapNanos(0, LEASE)).isEqualTo(Duration.ofMillis(1).toNanos());
     }
 
     @Test
     void aLiveLeaseCapsTheWaitJustPastItsEnd() {
-        assertThat(RedisLockBackend.waitCapNanos(600, LEASE))
+        assertThat(Waiter.waitCapNanos(600, LEASE))
                 .isEqualTo(Duration.ofMillis(601).toNanos());
     }
 
     @Test
     void aKeyWithoutExpiryIsLookedAtAgainAfterOneLease() {
-        assertThat(RedisLockBackend.waitCapNanos(-1, LEASE)).isEqualTo(LEASE.toNanos());
+        assertThat(Waiter.waitCapNanos(-1, LEASE)).isEqualTo(LEASE.toNanos());
     }
 }
