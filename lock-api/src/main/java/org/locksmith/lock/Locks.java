@@ -5,10 +5,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.locksmith.lock.internal.CoreLockClient;
 import org.locksmith.lock.spi.LockBackend;
@@ -65,20 +67,111 @@ public final class Locks {
                         + ". Found: "
                         + describe(providers)
                         + ". Add the backend's jar (for example org.locksmith:lock-redis) to the class path."));
-        Set<String> unknown = new TreeSet<>(parsed.parameters().keySet());
-        unknown.removeAll(provider.parameters());
-        if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException("Unknown parameter"
-                    + (unknown.size() > 1 ? "s " : " ")
-                    + unknown
-                    + " in lock URL "
-                    + parsed
-                    + "; provider '"
-                    + provider.name()
-                    + "' knows "
-                    + new TreeSet<>(provider.parameters()));
-        }
+        requireKnownParameters(provider, parsed);
         return client(provider.open(parsed));
+    }
+
+    /**
+     * Opens a client on {@code connection}, a connection object the application made and owns (its {@code
+     * DataSource}, {@code UnifiedJedis}, {@code CuratorFramework}), with the lock settings in {@code url}'s query
+     * parameters; the scheme selects the provider as in {@link #open(String)}. See {@link #open(LockProvider,
+     * LockUrl, Supplier)} for what is checked. The client does not close {@code connection}.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the URL is malformed, no provider has its scheme, the provider cannot open
+     *     a client on an application's connection or not on one of {@code connection}'s type, or a parameter is
+     *     unknown, only configures connections, or has a bad value; all before any I/O
+     * @throws LockBackendException if the store cannot be reached through {@code connection}
+     */
+    public static LockClient open(String url, Object connection) {
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(connection, "connection");
+        LockUrl parsed = LockUrl.parse(url);
+        List<LockProvider> providers = providers();
+        LockProvider provider = providers.stream()
+                .filter(p -> p.schemes().contains(parsed.scheme()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No lock provider for scheme '" + parsed.scheme()
+                        + "' in " + parsed + ". Found: " + describe(providers)
+                        + ". Add the backend's jar (for example org.locksmith:lock-redis) to the class path."));
+        return open(provider, parsed, () -> connection);
+    }
+
+    /**
+     * Opens a client through {@code provider} on an application's connection object (see {@link
+     * LockProvider#openClient(LockUrl, Object)}), after checking, in this order and before any I/O: that the
+     * provider has {@code url}'s scheme and an {@linkplain LockProvider#applicationConnectionType() application
+     * connection type}; that every parameter of {@code url} is one it {@linkplain LockProvider#parameters() knows}
+     * and one that {@linkplain LockProvider#applicationConnectionParameters() applies} on an application's
+     * connection (a parameter that only configures connections is an error naming it and listing those that
+     * apply); then that the object {@code connection} supplies, asked for only now, is of that type.
+     *
+     * @param connection supplies the application's connection object; called once, only if the URL passed the
+     *     checks, so an object made on demand is not made for a wrong URL
+     * @throws NullPointerException if an argument, or the object supplied, is null
+     * @throws IllegalArgumentException if a check fails, or the provider finds a bad value
+     * @throws LockBackendException if the store cannot be reached through the connection
+     */
+    public static LockClient open(LockProvider provider, LockUrl url, Supplier<?> connection) {
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(connection, "connection");
+        if (!provider.schemes().contains(url.scheme())) {
+            throw new IllegalArgumentException("Lock provider '" + provider.name() + "' opens "
+                    + String.join(", ", new TreeSet<>(provider.schemes())) + " URLs, not " + url);
+        }
+        Class<?> type = provider.applicationConnectionType()
+                .orElseThrow(() -> new IllegalArgumentException("Lock provider '" + provider.name() + "' ("
+                        + provider.getClass().getName() + ") cannot open a client on an application's connection,"
+                        + " only from a URL such as " + url.scheme() + "://host (" + url + ")"));
+        requireKnownParameters(provider, url);
+        Set<String> applicable = new TreeSet<>(provider.applicationConnectionParameters());
+        Set<String> wrong = new TreeSet<>(url.parameters().keySet());
+        wrong.removeAll(applicable);
+        if (!wrong.isEmpty()) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + String.join(", ", wrong)
+                    + (wrong.size() == 1 ? " does" : " do") + " not apply on the application's "
+                    + type.getSimpleName() + ", which makes the connections; set it on that "
+                    + type.getSimpleName() + ", or remove it. Parameters that apply: "
+                    + (applicable.isEmpty() ? "none" : String.join(", ", applicable)));
+        }
+        Object supplied = Objects.requireNonNull(connection.get(), "the connection supplied is null");
+        if (!type.isInstance(supplied)) {
+            throw new IllegalArgumentException("Lock provider '" + provider.name() + "' opens clients on a "
+                    + type.getName() + ", not on a " + supplied.getClass().getName() + " (" + url + ")");
+        }
+        return provider.openClient(url, supplied);
+    }
+
+    /**
+     * The provider for {@code scheme} among those that {@code loader} sees through {@link ServiceLoader}, or empty.
+     * A provider registered in a jar whose class {@code loader} cannot load (as when a class loader hides a
+     * backend) counts as absent.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static Optional<LockProvider> provider(String scheme, ClassLoader loader) {
+        Objects.requireNonNull(scheme, "scheme");
+        Objects.requireNonNull(loader, "loader");
+        java.util.Iterator<LockProvider> it =
+                ServiceLoader.load(LockProvider.class, loader).iterator();
+        // ServiceLoader's recovery after an error is best effort: stop after as many errors as any class path has
+        for (int failures = 0; failures < 1_000; ) {
+            LockProvider p;
+            try {
+                if (!it.hasNext()) {
+                    return Optional.empty();
+                }
+                p = it.next();
+            } catch (ServiceConfigurationError e) {
+                failures++; // this one cannot be loaded here; the iterator goes on with the next
+                continue;
+            }
+            if (p.schemes().contains(scheme)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -149,6 +242,22 @@ public final class Locks {
      */
     public static LockClient client(LockBackend backend) {
         return new CoreLockClient(Objects.requireNonNull(backend, "backend"));
+    }
+
+    private static void requireKnownParameters(LockProvider provider, LockUrl parsed) {
+        Set<String> unknown = new TreeSet<>(parsed.parameters().keySet());
+        unknown.removeAll(provider.parameters());
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("Unknown parameter"
+                    + (unknown.size() > 1 ? "s " : " ")
+                    + unknown
+                    + " in lock URL "
+                    + parsed
+                    + "; provider '"
+                    + provider.name()
+                    + "' knows "
+                    + new TreeSet<>(provider.parameters()));
+        }
     }
 
     private static String describe(List<LockProvider> providers) {

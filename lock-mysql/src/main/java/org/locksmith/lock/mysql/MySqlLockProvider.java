@@ -3,7 +3,10 @@ package org.locksmith.lock.mysql;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.mysql.internal.MySqlLockBackend;
 import org.locksmith.lock.mysql.internal.MySqlSettings;
 import org.locksmith.lock.mysql.internal.Shard;
@@ -29,6 +32,10 @@ import org.locksmith.lock.spi.LockUrl;
  * statement timeout, default 5000), {@code restartHoldOffMs} (row/named: how long after a server starts it grants
  * no lock, default {@code sessionTimeoutMs}; 0 turns it off). The JDBC driver ({@code jdbc:mysql:}, such as mysql-connector-j) is supplied
  * by the application.
+ *
+ * <p>On an application's {@link DataSource} ({@link #openClient}, one shard, as {@link MySqlLocks#builder()} does)
+ * every parameter but {@code driver} and {@code sslMode} applies; {@code poolSize} is then how many of its
+ * connections may hold or wait for locks (default: a quarter of a HikariCP pool, else 2).
  */
 public final class MySqlLockProvider implements LockProvider {
 
@@ -96,6 +103,49 @@ public final class MySqlLockProvider implements LockProvider {
             shards.forEach(Shard::close);
             throw e;
         }
+    }
+
+    /** {@link DataSource}. */
+    @Override
+    public Optional<Class<?>> applicationConnectionType() {
+        return Optional.of(DataSource.class);
+    }
+
+    /** All but {@code driver} and {@code sslMode}, which configure the connections the provider would make. */
+    @Override
+    public Set<String> applicationConnectionParameters() {
+        Set<String> applicable = new java.util.HashSet<>(parameters());
+        applicable.removeAll(Set.of("driver", "sslMode"));
+        return Set.copyOf(applicable);
+    }
+
+    /**
+     * {@link MySqlLocks#builder()} on {@code connection}, a {@link DataSource} that the client does not close, as
+     * its one shard, with the URL's settings (validated as by {@link #open}; {@code poolSize} only when given, so
+     * that the builder's default fits the data source).
+     *
+     * @throws IllegalArgumentException if a setting is invalid (before any I/O), or a HikariCP data source is too
+     *     small for {@code poolSize}
+     * @throws org.locksmith.lock.LockBackendException if the database cannot be reached
+     */
+    @Override
+    public LockClient openClient(LockUrl url, Object connection) {
+        MySqlSettings settings = settings(url);
+        MySqlLocks.Builder builder = MySqlLocks.builder()
+                .dataSource((DataSource) connection)
+                .strategy(settings.strategy())
+                .table(settings.table())
+                .createSchema(settings.createSchema())
+                .leaseTime(settings.leaseTime())
+                .checkInterval(settings.checkInterval())
+                .sessionTimeout(settings.sessionTimeout())
+                .timeout(settings.timeout())
+                .restartHoldOff(settings.restartHoldOff())
+                .replaceShardMap(settings.replaceShardMap());
+        if (url.parameter("poolSize").isPresent()) {
+            builder.poolSize(settings.poolSize());
+        }
+        return builder.build();
     }
 
     static MySqlSettings settings(LockUrl url) {

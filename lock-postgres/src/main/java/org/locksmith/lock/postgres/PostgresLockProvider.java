@@ -5,10 +5,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.postgres.internal.PostgresLockBackend;
 import org.locksmith.lock.postgres.internal.PostgresSettings;
 import org.locksmith.lock.spi.LockBackend;
@@ -29,6 +32,10 @@ import org.locksmith.lock.spi.LockUrl;
  * after a server starts it grants no lock, default {@code sessionTimeoutMs}; 0 turns it off), {@code sslmode} and
  * {@code applicationName} (passed to the driver). The JDBC driver (org.postgresql:postgresql) is supplied by the
  * application.
+ *
+ * <p>On an application's {@link DataSource} ({@link #openClient}, as {@link PostgresLocks#builder()} does) every
+ * parameter but {@code sslmode} and {@code applicationName} applies; {@code poolSize} is then how many of its
+ * connections may hold or wait for locks.
  */
 public final class PostgresLockProvider implements LockProvider {
     private static final AtomicInteger POOLS = new AtomicInteger();
@@ -93,6 +100,42 @@ public final class PostgresLockProvider implements LockProvider {
                 () -> DriverManager.getConnection(jdbcUrl, direct),
                 true,
                 url.hosts() + "/" + url.path());
+    }
+
+    /** {@link DataSource}. */
+    @Override
+    public Optional<Class<?>> applicationConnectionType() {
+        return Optional.of(DataSource.class);
+    }
+
+    /** All but {@code sslmode} and {@code applicationName}, which configure the connections the provider makes. */
+    @Override
+    public Set<String> applicationConnectionParameters() {
+        Set<String> applicable = new java.util.HashSet<>(parameters());
+        applicable.removeAll(Set.of("sslmode", "applicationName"));
+        return Set.copyOf(applicable);
+    }
+
+    /**
+     * {@link PostgresLocks#builder()} on {@code connection}, a {@link DataSource} that the client does not close,
+     * with the URL's settings, validated as by {@link #open}.
+     *
+     * @throws IllegalArgumentException if a setting is invalid (before any I/O)
+     * @throws org.locksmith.lock.LockBackendException if the database cannot be reached or is too old
+     */
+    @Override
+    public LockClient openClient(LockUrl url, Object connection) {
+        PostgresSettings settings = settings(url);
+        return PostgresLocks.builder()
+                .dataSource((DataSource) connection)
+                .table(settings.table())
+                .createSchema(settings.createSchema())
+                .checkInterval(settings.checkInterval())
+                .sessionTimeout(settings.sessionTimeout())
+                .poolSize(settings.poolSize())
+                .timeout(settings.timeout())
+                .restartHoldOff(settings.restartHoldOff())
+                .build();
     }
 
     static PostgresSettings settings(LockUrl url) {

@@ -1,10 +1,16 @@
 package org.locksmith.lock.redis;
 
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.redis.internal.RedisConnections;
+import org.locksmith.lock.redis.internal.RedisSettings;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.LockProvider;
 import org.locksmith.lock.spi.LockUrl;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Opens Redis lock clients for {@code redis://} and {@code rediss://} (TLS) URLs; found by {@link
@@ -35,6 +41,11 @@ import org.locksmith.lock.spi.LockUrl;
  *
  * Unknown parameters are rejected. {@link #open} pings the server, so a wrong port, host or password fails at once
  * with a {@link org.locksmith.lock.LockBackendException} naming the address.
+ *
+ * <p>On an application's {@link UnifiedJedis} ({@link #openClient}, as {@link RedisLocks#builder()} does), the lock
+ * settings {@code leaseMs}, {@code prefix}, {@code restartHoldOffMs}, {@code evictionCheck}, {@code waitPoolSize}
+ * (the most threads blocked in {@code BLPOP} at once), {@code waitReplicas} and {@code waitReplicasTimeoutMs} apply;
+ * the others configure connections, which the application's client makes.
  */
 public final class RedisLockProvider implements LockProvider {
 
@@ -67,5 +78,77 @@ public final class RedisLockProvider implements LockProvider {
             throw new IllegalArgumentException("RedisLockProvider opens redis:// and rediss:// URLs, not " + url);
         }
         return RedisConnections.open(url);
+    }
+
+    /** {@link UnifiedJedis}. */
+    @Override
+    public Optional<Class<?>> applicationConnectionType() {
+        return Optional.of(UnifiedJedis.class);
+    }
+
+    @Override
+    public Set<String> applicationConnectionParameters() {
+        return Set.of(
+                RedisConnections.LEASE_MS,
+                RedisConnections.PREFIX,
+                RedisConnections.RESTART_HOLD_OFF_MS,
+                RedisConnections.EVICTION_CHECK,
+                RedisConnections.WAIT_POOL_SIZE,
+                RedisConnections.WAIT_REPLICAS,
+                RedisConnections.WAIT_REPLICAS_TIMEOUT_MS);
+    }
+
+    /**
+     * {@link RedisLocks#builder()} with the URL's lock settings (same defaults and ranges as {@link #open}), built on
+     * {@code connection}, a {@link UnifiedJedis} that the client does not close. Checks that the server answers.
+     *
+     * @throws IllegalArgumentException if a setting is invalid (before any I/O)
+     * @throws org.locksmith.lock.LockBackendException if the server does not answer
+     */
+    @Override
+    public LockClient openClient(LockUrl url, Object connection) {
+        UnifiedJedis jedis = (UnifiedJedis) connection;
+        Duration lease = url.millisParameter(
+                RedisConnections.LEASE_MS,
+                RedisSettings.DEFAULT_LEASE,
+                RedisSettings.MIN_LEASE,
+                RedisSettings.MAX_LEASE);
+        String prefix = url.parameter(RedisConnections.PREFIX, RedisSettings.DEFAULT_PREFIX);
+        Duration holdOff = url.millisParameter(
+                RedisConnections.RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
+        String check = url.parameter(RedisConnections.EVICTION_CHECK, "warn");
+        RedisLocks.EvictionCheck evictionCheck;
+        try {
+            evictionCheck = RedisLocks.EvictionCheck.valueOf(check.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + ": parameter " + RedisConnections.EVICTION_CHECK + "='" + check
+                            + "' must be warn, refuse or ignore",
+                    e);
+        }
+        int waiters =
+                url.intParameter(RedisConnections.WAIT_POOL_SIZE, RedisSettings.DEFAULT_WAIT_POOL_SIZE, 1, 10_000);
+        int waitReplicas = url.intParameter(RedisConnections.WAIT_REPLICAS, 0, 0, RedisSettings.MAX_WAIT_REPLICAS);
+        Duration waitReplicasTimeout = url.millisParameter(
+                RedisConnections.WAIT_REPLICAS_TIMEOUT_MS,
+                RedisSettings.DEFAULT_WAIT_REPLICAS_TIMEOUT,
+                Duration.ofMillis(1),
+                RedisSettings.MAX_LEASE);
+        String address = "the application's UnifiedJedis";
+        try {
+            // the record checks the settings together (prefix, the replica timeout against the lease), before I/O
+            new RedisSettings(lease, prefix, waiters, address, holdOff, waitReplicas, waitReplicasTimeout);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
+        }
+        return RedisLocks.builder()
+                .leaseTime(lease)
+                .prefix(prefix)
+                .restartHoldOff(holdOff)
+                .evictionCheck(evictionCheck)
+                .maxBlockingWaiters(waiters)
+                .waitForReplicas(waitReplicas, waitReplicasTimeout)
+                .address(address)
+                .build(jedis);
     }
 }

@@ -21,10 +21,11 @@ import org.springframework.context.annotation.Bean;
  *   <li>By default the client opens its own connections from the URL, through {@link Locks#open(String)}: the backend
  *       module of the URL's scheme ({@code lock-redis}, {@code lock-zookeeper}, {@code lock-mysql}, {@code
  *       lock-postgres}) must be on the class path, and no other backend is loaded.
- *   <li>With {@code locksmith.use-application-connections=true}, it is built on the application's own bean instead:
- *       a {@code DataSource} for {@code mysql:} and {@code postgresql:}, a {@code UnifiedJedis} for {@code redis:}
- *       and {@code rediss:}, a {@code CuratorFramework} for {@code zookeeper:}. Which URL parameters apply then is
- *       listed in the module's README; the others are rejected.
+ *   <li>With {@code locksmith.use-application-connections=true}, it is built on the application's own bean instead,
+ *       of the type the scheme's lock provider names ({@code LockProvider.applicationConnectionType()}): a {@code
+ *       DataSource} for {@code mysql:} and {@code postgresql:}, a {@code UnifiedJedis} for {@code redis:} and {@code
+ *       rediss:}, a {@code CuratorFramework} for {@code zookeeper:}. Which URL parameters apply then is listed in the
+ *       module's README; the others are rejected.
  *   <li>The client is closed when the context closes, before the application bean it was built on.
  *   <li>Once open, one INFO line names the backend and the store's URL, its password replaced by {@code ****}.
  *   <li>Without {@code locksmith.url}, a start that fails for want of a {@code LockClient} bean says so and names the

@@ -1,7 +1,9 @@
 package org.locksmith.lock.zookeeper;
 
+import java.util.Optional;
 import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
+import org.locksmith.lock.LockClient;
 import org.locksmith.lock.spi.LockBackend;
 import org.locksmith.lock.spi.LockProvider;
 import org.locksmith.lock.spi.LockUrl;
@@ -28,6 +30,10 @@ import org.locksmith.lock.zookeeper.internal.ZooKeeperSettings;
  * </ul>
  *
  * The client owns its {@link CuratorFramework} and closes it with the {@link org.locksmith.lock.LockClient}.
+ *
+ * <p>On an application's {@link CuratorFramework} ({@link #openClient}, as {@link ZooKeeperLocks#using(CuratorFramework,
+ * String)} does) only the URL's path applies, as the root; both parameters configure the session, which the
+ * application's client makes.
  */
 public final class ZooKeeperLockProvider implements LockProvider {
 
@@ -65,5 +71,34 @@ public final class ZooKeeperLockProvider implements LockProvider {
         ZooKeeperSettings settings = ZooKeeperSettings.from(url);
         CuratorFramework curator = CuratorClients.open(settings);
         return new ZooKeeperLockBackend(curator, settings);
+    }
+
+    /** Curator's {@link CuratorFramework}. */
+    @Override
+    public Optional<Class<?>> applicationConnectionType() {
+        return Optional.of(CuratorFramework.class);
+    }
+
+    /** None: both parameters configure the session, which the application's {@link CuratorFramework} makes. */
+    @Override
+    public Set<String> applicationConnectionParameters() {
+        return Set.of();
+    }
+
+    /**
+     * {@link ZooKeeperLocks#using(CuratorFramework, String)} on {@code connection}, a started {@link
+     * CuratorFramework} that the client does not close, with the URL's path as the root ({@code /locksmith}
+     * without one).
+     *
+     * @throws IllegalArgumentException if the path is not a valid root
+     * @throws IllegalStateException if the CuratorFramework was not started
+     * @throws org.locksmith.lock.LockBackendException if it does not connect within its connection timeout
+     */
+    @Override
+    public LockClient openClient(LockUrl url, Object connection) {
+        CuratorFramework curator = (CuratorFramework) connection;
+        return url.path().isEmpty()
+                ? ZooKeeperLocks.using(curator)
+                : ZooKeeperLocks.using(curator, url.path().startsWith("/") ? url.path() : "/" + url.path());
     }
 }
