@@ -1,7 +1,5 @@
 package org.locksmith.lock.redis;
 
-import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import org.locksmith.lock.LockClient;
@@ -88,14 +86,7 @@ public final class RedisLockProvider implements LockProvider {
 
     @Override
     public Set<String> applicationConnectionParameters() {
-        return Set.of(
-                RedisConnections.LEASE_MS,
-                RedisConnections.PREFIX,
-                RedisConnections.RESTART_HOLD_OFF_MS,
-                RedisConnections.EVICTION_CHECK,
-                RedisConnections.WAIT_POOL_SIZE,
-                RedisConnections.WAIT_REPLICAS,
-                RedisConnections.WAIT_REPLICAS_TIMEOUT_MS);
+        return RedisSettings.LOCK_PARAMETERS;
     }
 
     /**
@@ -108,47 +99,17 @@ public final class RedisLockProvider implements LockProvider {
     @Override
     public LockClient openClient(LockUrl url, Object connection) {
         UnifiedJedis jedis = (UnifiedJedis) connection;
-        Duration lease = url.millisParameter(
-                RedisConnections.LEASE_MS,
-                RedisSettings.DEFAULT_LEASE,
-                RedisSettings.MIN_LEASE,
-                RedisSettings.MAX_LEASE);
-        String prefix = url.parameter(RedisConnections.PREFIX, RedisSettings.DEFAULT_PREFIX);
-        Duration holdOff = url.millisParameter(
-                RedisConnections.RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
-        String check = url.parameter(RedisConnections.EVICTION_CHECK, "warn");
-        RedisLocks.EvictionCheck evictionCheck;
-        try {
-            evictionCheck = RedisLocks.EvictionCheck.valueOf(check.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "Lock URL " + url + ": parameter " + RedisConnections.EVICTION_CHECK + "='" + check
-                            + "' must be warn, refuse or ignore",
-                    e);
-        }
-        int waiters =
-                url.intParameter(RedisConnections.WAIT_POOL_SIZE, RedisSettings.DEFAULT_WAIT_POOL_SIZE, 1, 10_000);
-        int waitReplicas = url.intParameter(RedisConnections.WAIT_REPLICAS, 0, 0, RedisSettings.MAX_WAIT_REPLICAS);
-        Duration waitReplicasTimeout = url.millisParameter(
-                RedisConnections.WAIT_REPLICAS_TIMEOUT_MS,
-                RedisSettings.DEFAULT_WAIT_REPLICAS_TIMEOUT,
-                Duration.ofMillis(1),
-                RedisSettings.MAX_LEASE);
-        String address = "the application's UnifiedJedis";
-        try {
-            // the record checks the settings together (prefix, the replica timeout against the lease), before I/O
-            new RedisSettings(lease, prefix, waiters, address, holdOff, waitReplicas, waitReplicasTimeout);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
-        }
+        RedisSettings settings = RedisSettings.from(url, "the application's UnifiedJedis");
+        RedisLocks.EvictionCheck evictionCheck = RedisLocks.EvictionCheck.valueOf(
+                RedisSettings.evictionCheck(url).name());
         return RedisLocks.builder()
-                .leaseTime(lease)
-                .prefix(prefix)
-                .restartHoldOff(holdOff)
+                .leaseTime(settings.leaseTime())
+                .prefix(settings.prefix())
+                .restartHoldOff(settings.restartHoldOff())
                 .evictionCheck(evictionCheck)
-                .maxBlockingWaiters(waiters)
-                .waitForReplicas(waitReplicas, waitReplicasTimeout)
-                .address(address)
+                .maxBlockingWaiters(settings.maxBlockingWaiters())
+                .waitForReplicas(settings.waitReplicas(), settings.waitReplicasTimeout())
+                .address(settings.address())
                 .build(jedis);
     }
 }

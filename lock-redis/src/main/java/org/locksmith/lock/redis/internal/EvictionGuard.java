@@ -45,7 +45,7 @@ public final class EvictionGuard {
                 config = new Jedis(connection).configGet("maxmemory*");
             } catch (JedisException e) {
                 String why = "Could not check whether Redis at " + node.getKey() + " may evict lock keys (CONFIG GET"
-                        + " maxmemory*: " + e.getMessage() + "); set " + RedisConnections.EVICTION_CHECK
+                        + " maxmemory*: " + e.getMessage() + "); set " + RedisSettings.EVICTION_CHECK
                         + "=ignore if its eviction policy is known to be noeviction";
                 if (mode == Mode.REFUSE) {
                     throw new LockBackendException(why, e);
@@ -61,7 +61,7 @@ public final class EvictionGuard {
             String why = "Redis at " + node.getKey() + " may evict lock keys (maxmemory " + maxmemory
                     + ", maxmemory-policy " + policy + "): an evicted lock is free for another owner while its holder"
                     + " still sees isValid() true until its next renewal. Set maxmemory-policy noeviction (or"
-                    + " maxmemory 0) on the servers that hold locks, or open with " + RedisConnections.EVICTION_CHECK
+                    + " maxmemory 0) on the servers that hold locks, or open with " + RedisSettings.EVICTION_CHECK
                     + "=ignore";
             if (mode == Mode.REFUSE) {
                 throw new LockBackendException(why);

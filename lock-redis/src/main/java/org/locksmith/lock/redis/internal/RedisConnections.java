@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -22,20 +21,20 @@ import redis.clients.jedis.exceptions.JedisException;
 /** Opens the two connection pools of a backend from a lock URL, after validating every setting. */
 public final class RedisConnections {
 
-    public static final String LEASE_MS = "leaseMs";
-    public static final String PREFIX = "prefix";
+    public static final String LEASE_MS = RedisSettings.LEASE_MS;
+    public static final String PREFIX = RedisSettings.PREFIX;
     public static final String CONNECT_TIMEOUT_MS = "connectTimeoutMs";
     public static final String TIMEOUT_MS = "timeoutMs";
     public static final String POOL_SIZE = "poolSize";
-    public static final String WAIT_POOL_SIZE = "waitPoolSize";
+    public static final String WAIT_POOL_SIZE = RedisSettings.WAIT_POOL_SIZE;
     public static final String DATABASE = "database";
     public static final String CLIENT_NAME = "clientName";
     public static final String CLUSTER = "cluster";
-    public static final String EVICTION_CHECK = "evictionCheck";
-    public static final String RESTART_HOLD_OFF_MS = "restartHoldOffMs";
+    public static final String EVICTION_CHECK = RedisSettings.EVICTION_CHECK;
+    public static final String RESTART_HOLD_OFF_MS = RedisSettings.RESTART_HOLD_OFF_MS;
     public static final String SENTINEL_MASTER = "sentinelMaster";
-    public static final String WAIT_REPLICAS = "waitReplicas";
-    public static final String WAIT_REPLICAS_TIMEOUT_MS = "waitReplicasTimeoutMs";
+    public static final String WAIT_REPLICAS = RedisSettings.WAIT_REPLICAS;
+    public static final String WAIT_REPLICAS_TIMEOUT_MS = RedisSettings.WAIT_REPLICAS_TIMEOUT_MS;
 
     /** Every URL parameter, for {@link org.locksmith.lock.spi.LockProvider#parameters()}. */
     public static final Set<String> PARAMETERS = Set.of(
@@ -130,34 +129,16 @@ public final class RedisConnections {
     /** Validates {@code url}, opens the pools, and checks (PING, AUTH, SELECT) that the server accepts them. */
     public static RedisLockBackend open(LockUrl url) {
         requireSupportedJedis();
-        Duration lease = url.millisParameter(
-                LEASE_MS, RedisSettings.DEFAULT_LEASE, RedisSettings.MIN_LEASE, RedisSettings.MAX_LEASE);
-        String prefix;
-        try {
-            prefix = RedisSettings.validatePrefix(url.parameter(PREFIX, RedisSettings.DEFAULT_PREFIX));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
-        }
         int connectTimeout = url.intParameter(CONNECT_TIMEOUT_MS, 2_000, 1, 600_000);
         int timeout = url.intParameter(TIMEOUT_MS, 2_000, 1, 600_000);
         int poolSize = url.intParameter(POOL_SIZE, RedisSettings.DEFAULT_POOL_SIZE, 1, 10_000);
-        int waitPoolSize = url.intParameter(WAIT_POOL_SIZE, RedisSettings.DEFAULT_WAIT_POOL_SIZE, 1, 10_000);
         int database = database(url);
         String clientName = url.parameter(CLIENT_NAME, "locksmith");
         if (!clientName.matches("[\\x21-\\x7e]{1,64}")) {
             throw new IllegalArgumentException("Lock URL " + url + ": parameter " + CLIENT_NAME + "='" + clientName
                     + "' must be 1 to 64 printable ASCII characters without spaces (Redis CLIENT SETNAME)");
         }
-        EvictionGuard.Mode evictionCheck;
-        String check = url.parameter(EVICTION_CHECK, "warn");
-        try {
-            evictionCheck = EvictionGuard.Mode.valueOf(check.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "Lock URL " + url + ": parameter " + EVICTION_CHECK + "='" + check
-                            + "' must be warn, refuse or ignore",
-                    e);
-        }
+        EvictionGuard.Mode evictionCheck = RedisSettings.evictionCheck(url);
         if (url.hosts().isEmpty()) {
             throw new IllegalArgumentException(
                     "Lock URL " + url + " names no host; use for example redis://127.0.0.1:6379");
@@ -187,20 +168,7 @@ public final class RedisConnections {
         }
         String address = (sentinel ? sentinelMaster + " via sentinels " : "")
                 + hosts.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
-        Duration holdOff = url.millisParameter(RESTART_HOLD_OFF_MS, lease, Duration.ZERO, RedisSettings.MAX_LEASE);
-        int waitReplicas = url.intParameter(WAIT_REPLICAS, 0, 0, RedisSettings.MAX_WAIT_REPLICAS);
-        Duration waitReplicasTimeout = url.millisParameter(
-                WAIT_REPLICAS_TIMEOUT_MS,
-                RedisSettings.DEFAULT_WAIT_REPLICAS_TIMEOUT,
-                Duration.ofMillis(1),
-                RedisSettings.MAX_LEASE);
-        RedisSettings settings;
-        try {
-            settings =
-                    new RedisSettings(lease, prefix, waitPoolSize, address, holdOff, waitReplicas, waitReplicasTimeout);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
-        }
+        RedisSettings settings = RedisSettings.from(url, address);
 
         DefaultJedisClientConfig.Builder base = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(connectTimeout)
@@ -230,7 +198,8 @@ public final class RedisConnections {
             UnifiedJedis commands = Clients.client(endpoint, commandConfig, pool(poolSize, timeout), timeout);
             owned.add(commands);
             // Same configuration as the command client: each BLPOP sets its own socket timeout (see WaitConnections).
-            UnifiedJedis waits = Clients.client(endpoint, commandConfig, pool(waitPoolSize, timeout), timeout);
+            UnifiedJedis waits =
+                    Clients.client(endpoint, commandConfig, pool(settings.maxBlockingWaiters(), timeout), timeout);
             owned.add(waits);
             RedisLockBackend backend = new RedisLockBackend(commands, waits, owned, settings);
             backend.verify(evictionCheck);

@@ -1,7 +1,10 @@
 package org.locksmith.lock.redis.internal;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
+import org.locksmith.lock.spi.LockUrl;
 
 /**
  * The settings a {@link RedisLockBackend} runs with, validated before any I/O.
@@ -26,6 +29,70 @@ public record RedisSettings(
         Duration restartHoldOff,
         int waitReplicas,
         Duration waitReplicasTimeout) {
+
+    /** URL parameter: how long Redis keeps a lease without renewal. */
+    public static final String LEASE_MS = "leaseMs";
+    /** URL parameter: the prefix of every key written. */
+    public static final String PREFIX = "prefix";
+    /** URL parameter: how many threads may block in {@code BLPOP} at once. */
+    public static final String WAIT_POOL_SIZE = "waitPoolSize";
+    /** URL parameter: what opening does if a server may evict lock keys. */
+    public static final String EVICTION_CHECK = "evictionCheck";
+    /** URL parameter: how long after a server starts it grants no lock. */
+    public static final String RESTART_HOLD_OFF_MS = "restartHoldOffMs";
+    /** URL parameter: how many replicas must acknowledge a grant and each renewal. */
+    public static final String WAIT_REPLICAS = "waitReplicas";
+    /** URL parameter: how long a {@code WAIT} for replicas waits. */
+    public static final String WAIT_REPLICAS_TIMEOUT_MS = "waitReplicasTimeoutMs";
+
+    /**
+     * The URL parameters that configure locks rather than connections: the ones that still apply on an
+     * application's own client.
+     */
+    public static final Set<String> LOCK_PARAMETERS = Set.of(
+            LEASE_MS,
+            PREFIX,
+            WAIT_POOL_SIZE,
+            EVICTION_CHECK,
+            RESTART_HOLD_OFF_MS,
+            WAIT_REPLICAS,
+            WAIT_REPLICAS_TIMEOUT_MS);
+
+    /**
+     * The lock settings of {@code url}, with their defaults, ranges and the checks of this record, before any I/O:
+     * the one place these parameters are read, for URL-opened clients and clients on an application's connection.
+     *
+     * @param address where the client connects, for messages
+     * @throws IllegalArgumentException naming the URL and the parameter, if a setting is invalid
+     */
+    public static RedisSettings from(LockUrl url, String address) {
+        Duration lease = url.millisParameter(LEASE_MS, DEFAULT_LEASE, MIN_LEASE, MAX_LEASE);
+        String prefix = url.parameter(PREFIX, DEFAULT_PREFIX);
+        int waitPoolSize = url.intParameter(WAIT_POOL_SIZE, DEFAULT_WAIT_POOL_SIZE, 1, 10_000);
+        Duration holdOff = url.millisParameter(RESTART_HOLD_OFF_MS, lease, Duration.ZERO, MAX_LEASE);
+        int waitReplicas = url.intParameter(WAIT_REPLICAS, 0, 0, MAX_WAIT_REPLICAS);
+        Duration waitReplicasTimeout = url.millisParameter(
+                WAIT_REPLICAS_TIMEOUT_MS, DEFAULT_WAIT_REPLICAS_TIMEOUT, Duration.ofMillis(1), MAX_LEASE);
+        try {
+            // the record checks the prefix and the settings together (the replica timeout against the lease)
+            return new RedisSettings(lease, prefix, waitPoolSize, address, holdOff, waitReplicas, waitReplicasTimeout);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Lock URL " + url + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** What opening does if a server may evict lock keys ({@value #EVICTION_CHECK}, default warn). */
+    public static EvictionGuard.Mode evictionCheck(LockUrl url) {
+        String check = url.parameter(EVICTION_CHECK, "warn");
+        try {
+            return EvictionGuard.Mode.valueOf(check.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Lock URL " + url + ": parameter " + EVICTION_CHECK + "='" + check
+                            + "' must be warn, refuse or ignore",
+                    e);
+        }
+    }
 
     /** The most replicas {@code waitReplicas} may name. */
     public static final int MAX_WAIT_REPLICAS = 64;
