@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
 import org.locksmith.lock.mysql.internal.MySqlLockBackend;
 import org.locksmith.lock.mysql.internal.MySqlSettings;
 import org.locksmith.lock.mysql.internal.Shard;
@@ -100,24 +101,24 @@ public final class MySqlLockProvider implements LockProvider {
 
     static MySqlSettings settings(LockUrl url) {
         MySqlSettings d = MySqlSettings.defaults();
-        Duration check =
-                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
-        Duration session = url.millisParameter(
-                "sessionTimeoutMs",
-                MySqlSettings.defaultSessionTimeout(check),
-                Duration.ofSeconds(1),
-                MySqlSettings.MAX_SESSION_TIMEOUT);
+        CommonOptions o = new CommonOptions(d.table(), d.checkInterval(), d.poolSize(), d.timeout())
+                .readUrl(
+                        url,
+                        MySqlSettings::defaultSessionTimeout,
+                        Duration.ofSeconds(1),
+                        MySqlSettings.MAX_SESSION_TIMEOUT);
+        Duration session = o.sessionTimeoutOr(MySqlSettings::defaultSessionTimeout);
         return new MySqlSettings(
                 MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
-                url.parameter("table", d.table()),
-                url.booleanParameter("createSchema", d.createSchema()),
+                o.table(),
+                o.createSchema(),
                 url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
-                check,
+                o.checkInterval(),
                 session,
-                url.intParameter("poolSize", d.poolSize(), 1, 10_000),
-                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
+                o.poolSize(),
+                o.timeout(),
                 url.booleanParameter("replaceShardMap", d.replaceShardMap()),
-                url.millisParameter("restartHoldOffMs", session, Duration.ZERO, MySqlSettings.MAX_SESSION_TIMEOUT));
+                o.restartHoldOffOr(session));
     }
 
     static List<Shards.Target> targets(LockUrl url) {

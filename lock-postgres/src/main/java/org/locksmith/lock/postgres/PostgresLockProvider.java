@@ -96,22 +96,12 @@ public final class PostgresLockProvider implements LockProvider {
     }
 
     static PostgresSettings settings(LockUrl url) {
-        PostgresSettings d = PostgresSettings.defaults();
-        Duration check =
-                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
-        Duration session = url.millisParameter(
-                "sessionTimeoutMs",
-                PostgresSettings.defaultSessionTimeout(check),
-                Duration.ofMillis(100),
-                PostgresSettings.MAX_SESSION_TIMEOUT);
-        return new PostgresSettings(
-                url.parameter("table", d.table()),
-                url.booleanParameter("createSchema", d.createSchema()),
-                check,
-                session,
-                url.intParameter("poolSize", d.poolSize(), 1, 10_000),
-                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
-                url.millisParameter("restartHoldOffMs", session, Duration.ZERO, PostgresSettings.MAX_SESSION_TIMEOUT));
+        return PostgresSettings.of(PostgresSettings.options()
+                .readUrl(
+                        url,
+                        PostgresSettings::defaultSessionTimeout,
+                        Duration.ofMillis(100),
+                        PostgresSettings.MAX_SESSION_TIMEOUT));
     }
 
     static String jdbcUrl(LockUrl url) {

@@ -3,6 +3,7 @@ package org.locksmith.lock.postgres.internal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
 
 /**
  * Validated settings of one PostgreSQL backend, shared by the URL provider and the builder.
@@ -69,6 +70,29 @@ public record PostgresSettings(
         Duration session = defaultSessionTimeout(DEFAULT_CHECK_INTERVAL);
         return new PostgresSettings(
                 DEFAULT_TABLE, true, DEFAULT_CHECK_INTERVAL, session, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT, session);
+    }
+
+    /** The builder's and the URL's options at their defaults. */
+    public static CommonOptions options() {
+        return new CommonOptions(DEFAULT_TABLE, DEFAULT_CHECK_INTERVAL, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * The settings of {@code options}, the session timeout defaulting to {@link #defaultSessionTimeout} of the
+     * check interval and the restart hold-off to the session timeout.
+     *
+     * @throws IllegalArgumentException if a setting is invalid
+     */
+    public static PostgresSettings of(CommonOptions options) {
+        Duration session = options.sessionTimeoutOr(PostgresSettings::defaultSessionTimeout);
+        return new PostgresSettings(
+                options.table(),
+                options.createSchema(),
+                options.checkInterval(),
+                session,
+                options.poolSize(),
+                options.timeout(),
+                options.restartHoldOffOr(session));
     }
 
     /** {@value #DEFAULT_SESSION_CHECKS} check intervals, at least one second. */
