@@ -7,7 +7,10 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Statements end at a line holding only ';', so a function body's own ';' never splits it. */
+/**
+ * Statements end at a line holding only ';', so a function body's own ';' never splits it; only lines that start
+ * with "--" are left out (an indented comment in a body stays).
+ */
 class SqlScriptTest {
 
     @Test
@@ -18,7 +21,8 @@ class SqlScriptTest {
         assertThat(SqlScript.statements("x.sql", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8))))
                 .containsExactly(
                         "CREATE TABLE t (a int);",
-                        "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $f$\nBEGIN\n  PERFORM 1;\n  RETURN 1;\nEND\n$f$");
+                        "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $f$\nBEGIN\n  -- a comment\n  PERFORM 1;\n"
+                                + "  RETURN 1;\nEND\n$f$");
     }
 
     @Test
