@@ -7,6 +7,7 @@ module org.locksmith.lock.mysql {
     requires transitive org.locksmith.lock;
     requires transitive java.sql;
     requires com.zaxxer.hikari;
+    requires org.locksmith.lock.jdbc;
 
     exports org.locksmith.lock.mysql;
 

@@ -1,6 +1,5 @@
 package org.locksmith.lock.mysql;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -76,7 +75,7 @@ public final class MySqlLockProvider implements LockProvider {
 
     @Override
     public LockBackend open(LockUrl url) {
-        MySqlSettings settings = settings(url);
+        MySqlSettings settings = MySqlSettings.from(url);
         List<Shards.Target> targets = targets(url);
         String scheme = Shards.jdbcScheme(url.parameter("driver", "auto"));
         String sslMode = url.parameter("sslMode", null);
@@ -130,7 +129,7 @@ public final class MySqlLockProvider implements LockProvider {
      */
     @Override
     public LockClient openClient(LockUrl url, Object connection) {
-        MySqlSettings settings = settings(url);
+        MySqlSettings settings = MySqlSettings.from(url);
         MySqlLocks.Builder builder = MySqlLocks.builder()
                 .dataSource((DataSource) connection)
                 .strategy(settings.strategy())
@@ -146,28 +145,6 @@ public final class MySqlLockProvider implements LockProvider {
             builder.poolSize(settings.poolSize());
         }
         return builder.build();
-    }
-
-    static MySqlSettings settings(LockUrl url) {
-        MySqlSettings d = MySqlSettings.defaults();
-        Duration check =
-                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
-        Duration session = url.millisParameter(
-                "sessionTimeoutMs",
-                MySqlSettings.defaultSessionTimeout(check),
-                Duration.ofSeconds(1),
-                MySqlSettings.MAX_SESSION_TIMEOUT);
-        return new MySqlSettings(
-                MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
-                url.parameter("table", d.table()),
-                url.booleanParameter("createSchema", d.createSchema()),
-                url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
-                check,
-                session,
-                url.intParameter("poolSize", d.poolSize(), 1, 10_000),
-                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
-                url.booleanParameter("replaceShardMap", d.replaceShardMap()),
-                url.millisParameter("restartHoldOffMs", session, Duration.ZERO, MySqlSettings.MAX_SESSION_TIMEOUT));
     }
 
     static List<Shards.Target> targets(LockUrl url) {

@@ -9,6 +9,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
 import org.locksmith.lock.mysql.internal.MySqlLockBackend;
 import org.locksmith.lock.mysql.internal.MySqlSettings;
 import org.locksmith.lock.mysql.internal.Shard;
@@ -51,14 +52,11 @@ public final class MySqlLocks {
     public static final class Builder {
         private final Map<String, DataSource> dataSources = new LinkedHashMap<>();
         private MySqlStrategy strategy = MySqlStrategy.ROW;
-        private String table = MySqlSettings.DEFAULT_TABLE;
-        private boolean createSchema = true;
+        /** table, createSchema, checkInterval, sessionTimeout, poolSize (unset: derived), timeout, restartHoldOff */
+        private final CommonOptions options = new CommonOptions(
+                MySqlSettings.DEFAULT_TABLE, MySqlSettings.DEFAULT_CHECK_INTERVAL, null, MySqlSettings.DEFAULT_TIMEOUT);
+
         private Duration leaseTime = MySqlSettings.DEFAULT_LEASE;
-        private Duration checkInterval = MySqlSettings.DEFAULT_CHECK_INTERVAL;
-        private Duration sessionTimeout;
-        private Duration restartHoldOff;
-        private Integer poolSize;
-        private Duration timeout = MySqlSettings.DEFAULT_TIMEOUT;
         private boolean replaceShardMap;
 
         private Builder() {}
@@ -90,13 +88,13 @@ public final class MySqlLocks {
         /** The lock table (the fence table is its name + {@code _fence}); validated, since it goes into SQL. */
         public Builder table(String table) {
             MySqlSettings.validateTable(Objects.requireNonNull(table, "table"));
-            this.table = table;
+            options.table(table);
             return this;
         }
 
         /** Whether missing tables are created on open (default true); else a DBA runs {@code schema.sql}. */
         public Builder createSchema(boolean createSchema) {
-            this.createSchema = createSchema;
+            options.createSchema(createSchema);
             return this;
         }
 
@@ -108,7 +106,7 @@ public final class MySqlLocks {
 
         /** How often {@code row}/{@code named} ping held sessions to detect a killed one (default 1 s). */
         public Builder checkInterval(Duration checkInterval) {
-            this.checkInterval = Objects.requireNonNull(checkInterval, "checkInterval");
+            options.checkInterval(checkInterval);
             return this;
         }
 
@@ -120,7 +118,7 @@ public final class MySqlLocks {
          * when it returns to its pool.
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
-            this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+            options.sessionTimeout(sessionTimeout);
             return this;
         }
 
@@ -134,13 +132,13 @@ public final class MySqlLocks {
             if (poolSize < 1) {
                 throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
             }
-            this.poolSize = poolSize;
+            options.poolSize(poolSize);
             return this;
         }
 
         /** Statement and borrow timeout (default 5 s). */
         public Builder timeout(Duration timeout) {
-            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            options.timeout(timeout);
             return this;
         }
 
@@ -151,7 +149,7 @@ public final class MySqlLocks {
          * the longest session timeout of any client of the database.
          */
         public Builder restartHoldOff(Duration restartHoldOff) {
-            this.restartHoldOff = Objects.requireNonNull(restartHoldOff, "restartHoldOff");
+            options.restartHoldOff(restartHoldOff);
             return this;
         }
 
@@ -171,27 +169,26 @@ public final class MySqlLocks {
             if (dataSources.isEmpty()) {
                 throw new IllegalStateException("add at least one data source with dataSource(...)");
             }
-            Strategy locking = Strategy.of(strategy, table, leaseTime);
+            Strategy locking = Strategy.of(strategy, options.table(), leaseTime);
             List<Shard> shards = new ArrayList<>();
             int size = Integer.MAX_VALUE;
             for (Map.Entry<String, DataSource> e : dataSources.entrySet()) {
-                int lockConnections = Shards.lockConnections(e.getKey(), e.getValue(), locking, poolSize);
+                int lockConnections = Shards.lockConnections(e.getKey(), e.getValue(), locking, options.poolSize());
                 size = Math.min(size, lockConnections);
                 shards.add(Shards.external(e.getKey(), e.getValue(), lockConnections));
             }
-            Duration session =
-                    sessionTimeout != null ? sessionTimeout : MySqlSettings.defaultSessionTimeout(checkInterval);
+            Duration session = options.sessionTimeoutOr(MySqlSettings::defaultSessionTimeout);
             MySqlSettings settings = new MySqlSettings(
                     strategy,
-                    table,
-                    createSchema,
+                    options.table(),
+                    options.createSchema(),
                     leaseTime,
-                    checkInterval,
+                    options.checkInterval(),
                     session,
                     Math.min(size, 10_000),
-                    timeout,
+                    options.timeout(),
                     replaceShardMap,
-                    restartHoldOff != null ? restartHoldOff : session);
+                    options.restartHoldOffOr(session));
             return new MySqlLockBackend(settings, locking, shards);
         }
 

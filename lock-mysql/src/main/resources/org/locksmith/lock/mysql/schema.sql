@@ -12,6 +12,9 @@
 --
 -- Privileges the client needs: SELECT, INSERT, UPDATE on the three tables (plus CREATE for createSchema=true); the
 -- named strategy uses GET_LOCK/RELEASE_LOCK, which need none.
+--
+-- Format (the backend runs this very file): a statement ends with a line holding only ";". Lines starting with
+-- "--" are comments.
 
 CREATE TABLE IF NOT EXISTS `locksmith_lock` (
   key_hash   BINARY(32)    NOT NULL COMMENT 'SHA-256 of the UTF-8 key',
@@ -20,17 +23,20 @@ CREATE TABLE IF NOT EXISTS `locksmith_lock` (
   expires_at DATETIME(6)   NOT NULL DEFAULT '1970-01-01 00:00:01' COMMENT 'lease strategy: expiry, UTC, by the server clock',
   token      BIGINT        NOT NULL DEFAULT 0 COMMENT 'lease strategy: fencing token of the current grant',
   PRIMARY KEY (key_hash)
-) ENGINE=InnoDB;
+) ENGINE=InnoDB
+;
 
 CREATE TABLE IF NOT EXISTS `locksmith_lock_fence` (
   key_hash BINARY(32) NOT NULL COMMENT 'SHA-256 of the UTF-8 key',
   token    BIGINT     NOT NULL COMMENT 'last fencing token issued for the key',
   PRIMARY KEY (key_hash)
-) ENGINE=InnoDB;
+) ENGINE=InnoDB
+;
 
 CREATE TABLE IF NOT EXISTS `locksmith_lock_shard` (
   id        TINYINT  NOT NULL COMMENT 'always 1: one row per database',
   shard_id  CHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL COMMENT 'identity of this database, random, written once',
   shard_map TEXT     CHARACTER SET ascii COLLATE ascii_bin NULL COMMENT 'sorted shard_id of every database the clients of this table use, comma-separated',
   PRIMARY KEY (id)
-) ENGINE=InnoDB;
+) ENGINE=InnoDB
+;

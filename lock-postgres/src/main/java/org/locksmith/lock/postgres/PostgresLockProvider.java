@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -74,7 +73,7 @@ public final class PostgresLockProvider implements LockProvider {
 
     @Override
     public LockBackend open(LockUrl url) {
-        PostgresSettings settings = settings(url);
+        PostgresSettings settings = PostgresSettings.from(url);
         String jdbcUrl = jdbcUrl(url);
         String sslMode = url.parameter("sslmode", null);
         if (sslMode != null
@@ -125,7 +124,7 @@ public final class PostgresLockProvider implements LockProvider {
      */
     @Override
     public LockClient openClient(LockUrl url, Object connection) {
-        PostgresSettings settings = settings(url);
+        PostgresSettings settings = PostgresSettings.from(url);
         return PostgresLocks.builder()
                 .dataSource((DataSource) connection)
                 .table(settings.table())
@@ -136,25 +135,6 @@ public final class PostgresLockProvider implements LockProvider {
                 .timeout(settings.timeout())
                 .restartHoldOff(settings.restartHoldOff())
                 .build();
-    }
-
-    static PostgresSettings settings(LockUrl url) {
-        PostgresSettings d = PostgresSettings.defaults();
-        Duration check =
-                url.millisParameter("checkIntervalMs", d.checkInterval(), Duration.ofMillis(10), Duration.ofHours(1));
-        Duration session = url.millisParameter(
-                "sessionTimeoutMs",
-                PostgresSettings.defaultSessionTimeout(check),
-                Duration.ofMillis(100),
-                PostgresSettings.MAX_SESSION_TIMEOUT);
-        return new PostgresSettings(
-                url.parameter("table", d.table()),
-                url.booleanParameter("createSchema", d.createSchema()),
-                check,
-                session,
-                url.intParameter("poolSize", d.poolSize(), 1, 10_000),
-                url.millisParameter("timeoutMs", d.timeout(), Duration.ofMillis(250), Duration.ofHours(1)),
-                url.millisParameter("restartHoldOffMs", session, Duration.ZERO, PostgresSettings.MAX_SESSION_TIMEOUT));
     }
 
     static String jdbcUrl(LockUrl url) {

@@ -5,6 +5,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.Locks;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
 import org.locksmith.lock.postgres.internal.PostgresLockBackend;
 import org.locksmith.lock.postgres.internal.PostgresSettings;
 
@@ -44,13 +45,8 @@ public final class PostgresLocks {
     /** Settings of a PostgreSQL lock client; {@link #build()} validates them before any I/O. Not thread-safe. */
     public static final class Builder {
         private DataSource dataSource;
-        private String table = PostgresSettings.DEFAULT_TABLE;
-        private boolean createSchema = true;
-        private Duration checkInterval = PostgresSettings.DEFAULT_CHECK_INTERVAL;
-        private Duration sessionTimeout;
-        private Duration restartHoldOff;
-        private int poolSize = PostgresSettings.DEFAULT_POOL_SIZE;
-        private Duration timeout = PostgresSettings.DEFAULT_TIMEOUT;
+        /** table, createSchema, checkInterval, sessionTimeout, poolSize, timeout, restartHoldOff */
+        private final CommonOptions options = PostgresSettings.options();
 
         private Builder() {}
 
@@ -62,19 +58,19 @@ public final class PostgresLocks {
 
         /** The key table (default {@value PostgresSettings#DEFAULT_TABLE}); its function is {@code <table>_acquire}. */
         public Builder table(String table) {
-            this.table = Objects.requireNonNull(table, "table");
+            options.table(table);
             return this;
         }
 
         /** Whether to create the table and function if missing (default true); false needs them created already. */
         public Builder createSchema(boolean createSchema) {
-            this.createSchema = createSchema;
+            options.createSchema(createSchema);
             return this;
         }
 
         /** How often each held lock's session is checked (default 1 s). */
         public Builder checkInterval(Duration checkInterval) {
-            this.checkInterval = Objects.requireNonNull(checkInterval, "checkInterval");
+            options.checkInterval(checkInterval);
             return this;
         }
 
@@ -83,25 +79,25 @@ public final class PostgresLocks {
          * frozen client's locks free after this (default five check intervals, at least 1 s).
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
-            this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+            options.sessionTimeout(sessionTimeout);
             return this;
         }
 
         /** How long after a server starts it grants no lock (default: the session timeout; zero turns it off). */
         public Builder restartHoldOff(Duration restartHoldOff) {
-            this.restartHoldOff = Objects.requireNonNull(restartHoldOff, "restartHoldOff");
+            options.restartHoldOff(restartHoldOff);
             return this;
         }
 
         /** How many connections of the data source locks may use at once (default 10). */
         public Builder poolSize(int poolSize) {
-            this.poolSize = poolSize;
+            options.poolSize(poolSize);
             return this;
         }
 
         /** How long a connection borrow or a statement other than a lock wait may take (default 5 s). */
         public Builder timeout(Duration timeout) {
-            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            options.timeout(timeout);
             return this;
         }
 
@@ -116,16 +112,7 @@ public final class PostgresLocks {
             if (dataSource == null) {
                 throw new IllegalStateException("no data source: call dataSource(...) first");
             }
-            Duration session =
-                    sessionTimeout != null ? sessionTimeout : PostgresSettings.defaultSessionTimeout(checkInterval);
-            PostgresSettings settings = new PostgresSettings(
-                    table,
-                    createSchema,
-                    checkInterval,
-                    session,
-                    poolSize,
-                    timeout,
-                    restartHoldOff != null ? restartHoldOff : session);
+            PostgresSettings settings = PostgresSettings.of(options);
             return Locks.client(PostgresLockBackend.open(settings, dataSource, false, "data source " + dataSource));
         }
     }

@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.jdbc.internal.FencedLease;
+import org.locksmith.lock.jdbc.internal.Interrupts;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
@@ -307,31 +309,18 @@ final class LeaseLocks extends Strategy {
     }
 
     /** A lease row owned by one grant. */
-    final class Lease implements BackendLease {
+    final class Lease extends FencedLease {
         private final StrategyContext context;
         final Shard shard;
         final byte[] keyHash;
         final String owner;
-        private final long token;
-        private final long confirmedAtNanos;
 
         Lease(StrategyContext context, Shard shard, byte[] keyHash, String owner, long token, long confirmedAtNanos) {
+            super(token, confirmedAtNanos);
             this.context = context;
             this.shard = shard;
             this.keyHash = keyHash;
             this.owner = owner;
-            this.token = token;
-            this.confirmedAtNanos = confirmedAtNanos;
-        }
-
-        @Override
-        public long fencingToken() {
-            return token;
-        }
-
-        @Override
-        public long confirmedAtNanos() {
-            return confirmedAtNanos;
         }
 
         @Override
@@ -341,7 +330,7 @@ final class LeaseLocks extends Strategy {
 
         @Override
         public boolean release() {
-            return Sql.uninterrupted(this::releaseNow);
+            return Interrupts.uninterrupted(this::releaseNow);
         }
 
         private boolean releaseNow() {

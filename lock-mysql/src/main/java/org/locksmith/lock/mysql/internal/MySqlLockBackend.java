@@ -7,10 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
@@ -22,6 +20,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.jdbc.internal.Parallel;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
@@ -292,35 +291,11 @@ public final class MySqlLockBackend implements LockBackend {
 
         @Override
         public <T> void inParallel(List<T> items, Consumer<T> work) {
-            List<Future<?>> others = new ArrayList<>(Math.max(0, items.size() - 1));
-            for (int i = 1; i < items.size(); i++) {
-                T item = items.get(i);
-                try {
-                    others.add(cancelExecutor.submit(() -> work.accept(item)));
-                } catch (RejectedExecutionException closing) {
-                    work.accept(item);
-                }
-            }
-            if (!items.isEmpty()) {
-                work.accept(items.get(0));
-            }
-            boolean interrupted = false;
-            for (Future<?> f : others) {
-                while (true) {
-                    try {
-                        f.get();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true; // return only once no call is in flight, as the SPI asks
-                    } catch (ExecutionException e) {
-                        LOG.log(System.Logger.Level.WARNING, "A renewal failed: " + e.getCause(), e.getCause());
-                        break;
-                    }
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Parallel.forEach(
+                    items,
+                    work,
+                    cancelExecutor,
+                    failure -> LOG.log(System.Logger.Level.WARNING, "A renewal failed: " + failure, failure));
         }
     }
 

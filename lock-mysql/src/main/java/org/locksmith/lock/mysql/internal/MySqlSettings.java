@@ -3,7 +3,9 @@ package org.locksmith.lock.mysql.internal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
 import org.locksmith.lock.mysql.MySqlStrategy;
+import org.locksmith.lock.spi.LockUrl;
 
 /**
  * Validated settings of one MySQL backend, shared by the URL provider and the builder.
@@ -95,6 +97,34 @@ public record MySqlSettings(
             throw new IllegalArgumentException("MySQL timeout " + timeout.toMillis()
                     + " ms is too short: use at least 250 ms (HikariCP's minimum connection timeout)");
         }
+    }
+
+    /**
+     * The settings of a {@code mysql://} URL's parameters, with their defaults and ranges, checked before any I/O:
+     * the one place these parameters are read (URL clients and clients on an application's data source).
+     *
+     * @throws IllegalArgumentException naming the parameter, if one is invalid
+     */
+    public static MySqlSettings from(LockUrl url) {
+        MySqlSettings d = MySqlSettings.defaults();
+        CommonOptions o = new CommonOptions(d.table(), d.checkInterval(), d.poolSize(), d.timeout())
+                .readUrl(
+                        url,
+                        MySqlSettings::defaultSessionTimeout,
+                        Duration.ofSeconds(1),
+                        MySqlSettings.MAX_SESSION_TIMEOUT);
+        Duration session = o.sessionTimeoutOr(MySqlSettings::defaultSessionTimeout);
+        return new MySqlSettings(
+                MySqlStrategy.parse(url.parameter("strategy", d.strategy().urlValue())),
+                o.table(),
+                o.createSchema(),
+                url.millisParameter("leaseMs", d.leaseTime(), Duration.ofMillis(100), Duration.ofDays(1)),
+                o.checkInterval(),
+                session,
+                o.poolSize(),
+                o.timeout(),
+                url.booleanParameter("replaceShardMap", d.replaceShardMap()),
+                o.restartHoldOffOr(session));
     }
 
     /**

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.locksmith.lock.jdbc.internal.Canceller;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
@@ -177,7 +178,7 @@ final class NamedLocks extends SessionLocks {
         }
 
         @Override
-        boolean releaseInSession() throws SQLException {
+        protected boolean releaseInSession() throws SQLException {
             try (PreparedStatement ps = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
                 ps.setString(1, name);
                 try (ResultSet rs = ps.executeQuery()) {

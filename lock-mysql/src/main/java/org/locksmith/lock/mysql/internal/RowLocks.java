@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.jdbc.internal.Canceller;
 import org.locksmith.lock.mysql.MySqlStrategy;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
@@ -248,7 +249,7 @@ final class RowLocks extends SessionLocks {
         }
 
         @Override
-        boolean releaseInSession() throws SQLException {
+        protected boolean releaseInSession() throws SQLException {
             // Before COMMIT, which ends the transaction: a statement after it would leave the pool a transaction to
             // roll back (one more round trip).
             shard.restoreSilence(connection);

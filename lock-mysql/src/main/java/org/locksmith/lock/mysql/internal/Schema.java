@@ -1,14 +1,11 @@
 package org.locksmith.lock.mysql.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.locksmith.lock.jdbc.internal.SqlScript;
 
 /**
  * The DDL of the lock, fence and shard tables, read from {@code org/locksmith/lock/mysql/schema.sql}, the file DBAs
@@ -17,15 +14,13 @@ import java.util.List;
  * in a {@code utf8mb4_bin} column for operators only.
  */
 public final class Schema {
-    /**
-     * The statements, in the order they run: lines starting with {@code --} are comments, and a statement ends with
-     * the line that ends with {@code ;} (not part of the statement).
-     */
+    /** The file DBAs run: its statements, in the order they run, in the format {@link SqlScript} reads. */
     static final String RESOURCE = "/org/locksmith/lock/mysql/schema.sql";
     /** How {@link #RESOURCE} spells the start of the quoted lock table name (the other tables add a suffix). */
     static final String TABLE = "`locksmith_lock";
 
-    private static final List<String> STATEMENTS = load();
+    private static final List<String> STATEMENTS =
+            SqlScript.statements(RESOURCE, Schema.class.getResourceAsStream(RESOURCE));
 
     private Schema() {}
 
@@ -48,35 +43,5 @@ public final class Schema {
         if (!c.getAutoCommit()) {
             c.commit();
         }
-    }
-
-    /** The statements of {@link #RESOURCE}, their lines joined by {@code \n}. */
-    private static List<String> load() {
-        String text;
-        try (InputStream in = Schema.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the class path");
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not read " + RESOURCE, e);
-        }
-        List<String> statements = new ArrayList<>();
-        StringBuilder statement = new StringBuilder();
-        for (String line : text.replace("\r\n", "\n").split("\n", -1)) {
-            if (line.startsWith("--") || (statement.length() == 0 && line.isBlank())) {
-                continue;
-            }
-            if (line.endsWith(";")) {
-                statements.add(statement.append(line, 0, line.length() - 1).toString());
-                statement.setLength(0);
-            } else {
-                statement.append(line).append('\n');
-            }
-        }
-        if (statement.length() > 0) {
-            throw new IllegalStateException(RESOURCE + " ends inside a statement (no ';' at the end of a line)");
-        }
-        return List.copyOf(statements);
     }
 }

@@ -2,9 +2,8 @@ package org.locksmith.lock.mysql.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.jdbc.internal.SessionBoundLease;
 
 /**
  * A lock held by a server session: a connection lent to this lease alone ({@code row}: an open transaction with
@@ -12,7 +11,7 @@ import org.locksmith.lock.spi.BackendLease;
  * pool borrow, so it cannot starve behind waiters): if the server killed the session, the lock is gone and the
  * ping fails.
  */
-abstract class SessionLease implements BackendLease {
+abstract class SessionLease extends SessionBoundLease {
     /**
      * Called with this lease once, just before its connection is given back (released, found lost, run out): the
      * backend stops keeping the lease.
@@ -20,20 +19,13 @@ abstract class SessionLease implements BackendLease {
     private final Consumer<SessionLease> forget;
 
     final Shard shard;
-    final Connection connection;
-    private final long token;
-    private final long confirmedAtNanos;
-    /** Set by whichever gives the connection back first: release, a check that found the lock lost, the sweep. */
-    private final AtomicBoolean givenBack = new AtomicBoolean();
     /** Send time of the last round trip that proved the session held the lock (System.nanoTime()). */
     private volatile long lastConfirmedNanos;
 
     SessionLease(Consumer<SessionLease> forget, Shard shard, Connection connection, long token, long confirmedAtNanos) {
+        super(connection, token, confirmedAtNanos);
         this.forget = forget;
         this.shard = shard;
-        this.connection = connection;
-        this.token = token;
-        this.confirmedAtNanos = confirmedAtNanos;
         this.lastConfirmedNanos = confirmedAtNanos;
     }
 
@@ -44,7 +36,7 @@ abstract class SessionLease implements BackendLease {
      * monitor with {@link #giveBackIfRunOut}, so that a confirmation and a give-back never cross.
      */
     synchronized boolean confirmed(long sentAtNanos) {
-        if (givenBack.get()) {
+        if (isGivenBack()) {
             return false;
         }
         if (sentAtNanos - lastConfirmedNanos > 0) {
@@ -64,16 +56,6 @@ abstract class SessionLease implements BackendLease {
         return nowNanos - lastConfirmedNanos >= sessionNanos && giveBackLost();
     }
 
-    @Override
-    public long fencingToken() {
-        return token;
-    }
-
-    @Override
-    public long confirmedAtNanos() {
-        return confirmedAtNanos;
-    }
-
     /**
      * Proves on the held connection itself that its session is alive and still holds the lock (a statement that
      * reaches the server, not {@link Connection#isValid}, which some pools and drivers answer from local state).
@@ -87,52 +69,23 @@ abstract class SessionLease implements BackendLease {
         }
     }
 
-    /**
-     * Gives the connection back (closed, so that the server ends whatever the session still holds) once the core
-     * knows the lease lost, instead of keeping it until the owner calls release(), which may be much later. Never
-     * before: a check that failed on a live session (a read timeout after the process was paused, say) would free the
-     * lock in the server while the core still counted the lease valid, and another client could be granted in that
-     * instant.
-     */
-    boolean giveBackLost() {
-        if (!givenBack.compareAndSet(false, true)) {
-            return false;
-        }
-        forget.accept(this);
-        shard.discard(connection);
-        return true;
-    }
-
     /** Whether the server still holds the lock for this session; a round trip on {@link #connection}. */
     abstract boolean stillHeld() throws SQLException;
 
     @Override
-    public boolean release() {
-        return Sql.uninterrupted(this::releaseNow);
-    }
-
-    private boolean releaseNow() {
-        if (!givenBack.compareAndSet(false, true)) {
-            return false; // given back already: the lock was found lost or ran out
-        }
+    protected void forget() {
         forget.accept(this);
-        boolean released;
-        try {
-            released = releaseInSession();
-        } catch (SQLException e) {
-            // The session is broken, and with it the lock: the server frees a dead session's locks.
-            shard.discard(connection);
-            return false;
-        }
-        if (released) {
-            shard.giveBack(connection);
-        } else {
-            shard.discard(connection);
-        }
-        return released;
     }
 
-    abstract boolean releaseInSession() throws SQLException;
+    @Override
+    protected void giveBack() {
+        shard.giveBack(connection);
+    }
+
+    @Override
+    protected void discard() {
+        shard.discard(connection);
+    }
 
     /** The connection holding the lock; for tests that kill its session. */
     Connection connection() {

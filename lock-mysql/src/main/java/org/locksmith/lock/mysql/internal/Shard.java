@@ -15,13 +15,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.jdbc.internal.Connector;
+import org.locksmith.lock.jdbc.internal.FirstConnection;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.Permits;
 
@@ -169,13 +169,6 @@ public final class Shard implements AutoCloseable {
         }
     }
 
-    /** Opens one connection for the first I/O of a shard; may block, so it is called with a deadline. */
-    @FunctionalInterface
-    public interface Connector {
-        /** A new connection, which the caller closes. */
-        Connection connect() throws SQLException;
-    }
-
     private volatile Connector connector;
 
     /**
@@ -197,49 +190,7 @@ public final class Shard implements AutoCloseable {
     private Connection firstConnection(long timeoutNanos) {
         Connector direct = connector;
         Connector open = direct != null ? direct : external ? this::borrowBounded : shortSource::getConnection;
-        AtomicBoolean taken = new AtomicBoolean();
-        FutureTask<Connection> task = new FutureTask<>(() -> {
-            Connection c = open.connect();
-            if (!taken.compareAndSet(false, true)) {
-                Sql.closeQuietly(c); // the caller gave up on it
-                return null;
-            }
-            return c;
-        });
-        Thread t = new Thread(task, "locksmith-mysql-connect");
-        t.setDaemon(true);
-        t.start();
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + timeoutNanos;
-        try {
-            while (true) {
-                try {
-                    return task.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true; // the deadline bounds the wait anyway
-                } catch (TimeoutException e) {
-                    if (taken.compareAndSet(false, true)) {
-                        throw new LockBackendException("could not connect to " + name + " within the timeout ("
-                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                                + " ms): the server did not answer (stopped, or a network that drops packets?)");
-                    }
-                    // connected in the same instant: the connection is ours after all
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof SQLException sql) {
-                        throw Sql.failure("could not connect to " + name, sql);
-                    }
-                    if (cause instanceof LockBackendException lbe) {
-                        throw lbe;
-                    }
-                    throw new LockBackendException("could not connect to " + name + ": " + Sql.reason(cause), cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return FirstConnection.open(open, timeoutNanos, name, "locksmith-mysql-connect", Sql::failure);
     }
 
     /**

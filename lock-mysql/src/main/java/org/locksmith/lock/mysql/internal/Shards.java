@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.locksmith.lock.jdbc.internal.Connector;
 
 /** Builds {@link Shard}s: HikariCP pools for a URL's databases, or wrappers around the user's data sources. */
 public final class Shards {
@@ -106,7 +107,7 @@ public final class Shards {
             if (password != null) {
                 direct.setProperty("password", password);
             }
-            Shard.Connector connector = () -> DriverManager.getConnection(jdbcUrl, direct);
+            Connector connector = () -> DriverManager.getConnection(jdbcUrl, direct);
             if (!transaction) {
                 return new Shard(target.name(), locks, false, locks, settings.poolSize(), owned)
                         .connectDirectly(connector);

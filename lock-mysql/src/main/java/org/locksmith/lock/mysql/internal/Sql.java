@@ -2,6 +2,7 @@ package org.locksmith.lock.mysql.internal;
 
 import java.sql.SQLException;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.jdbc.internal.Failures;
 
 /** The MySQL/MariaDB error codes the strategies react to, and failure translation. */
 final class Sql {
@@ -43,41 +44,7 @@ final class Sql {
     }
 
     static LockBackendException failure(String what, SQLException e) {
-        return new LockBackendException(what + ": " + reason(e), e);
-    }
-
-    /**
-     * The message of {@code e} and, where a pool or driver wrapped the real failure ("Connection is not available,
-     * request timed out", "Communications link failure"), the innermost cause's too: the server's own reason (Access
-     * denied, Unknown database) or the network's (Connection refused).
-     */
-    static String reason(Throwable e) {
-        Throwable root = e;
-        for (int i = 0; i < 10 && root.getCause() != null && root.getCause() != root; i++) {
-            root = root.getCause();
-        }
-        String message = String.valueOf(e.getMessage());
-        if (root == e || root.getMessage() == null || message.contains(root.getMessage())) {
-            return message;
-        }
-        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-    }
-
-    /**
-     * Runs a store call that does not wait with the thread's interrupt status set aside, and sets it again after.
-     * With the status set, HikariCP refuses to lend a connection ("Interrupted during connection acquisition") and a
-     * virtual thread's socket closes on its first read, so a release or try by an interrupted thread would fail
-     * although nothing waits.
-     */
-    static <T> T uninterrupted(java.util.function.Supplier<T> call) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return call.get();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return new LockBackendException(what + ": " + Failures.reason(e), e);
     }
 
     static void closeQuietly(AutoCloseable c) {

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 interface StrategyContext {
 
     /**
-     * The backend's daemon executor: statement cancels ({@code KILL QUERY}, through {@link Canceller}), borrows
+     * The backend's daemon executor: statement cancels ({@code KILL QUERY}, through {@link org.locksmith.lock.jdbc.internal.Canceller}), borrows
      * from an application's pool, and the parallel work of {@link #inParallel}. Unbounded; rejects work once closed.
      */
     Executor cancelExecutor();

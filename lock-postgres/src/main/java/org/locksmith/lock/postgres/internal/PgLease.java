@@ -4,8 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.locksmith.lock.spi.BackendLease;
+import org.locksmith.lock.jdbc.internal.Interrupts;
+import org.locksmith.lock.jdbc.internal.SessionBoundLease;
 
 /**
  * A lock held by one server session: the connection lent to this lease alone holds the key's advisory lock, and
@@ -13,16 +13,11 @@ import org.locksmith.lock.spi.BackendLease;
  * a pool borrow, so it cannot starve behind waiters): if the server ended the session, the lock is gone and the
  * check fails.
  */
-final class PgLease implements BackendLease {
+final class PgLease extends SessionBoundLease {
     private final PostgresLockBackend backend;
-    private final Connection connection;
     private final long id;
     private final String owner;
-    private final long token;
-    private final long confirmedAtNanos;
     private final int pid;
-    /** Set by whichever gives the connection back first: release, or a check that found the lock lost. */
-    private final AtomicBoolean givenBack = new AtomicBoolean();
 
     PgLease(
             PostgresLockBackend backend,
@@ -32,23 +27,11 @@ final class PgLease implements BackendLease {
             long token,
             long confirmedAtNanos,
             int pid) {
+        super(connection, token, confirmedAtNanos);
         this.backend = backend;
-        this.connection = connection;
         this.id = id;
         this.owner = owner;
-        this.token = token;
-        this.confirmedAtNanos = confirmedAtNanos;
         this.pid = pid;
-    }
-
-    @Override
-    public long fencingToken() {
-        return token;
-    }
-
-    @Override
-    public long confirmedAtNanos() {
-        return confirmedAtNanos;
     }
 
     /** The server process of the holding session; for tests that terminate it. */
@@ -64,7 +47,7 @@ final class PgLease implements BackendLease {
      */
     @Override
     public boolean renew() {
-        return PostgresLockBackend.uninterrupted(() -> {
+        return Interrupts.uninterrupted(() -> {
             try (PreparedStatement ps = connection.prepareStatement(PgSql.CHECK)) {
                 ps.setString(1, owner);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -76,29 +59,9 @@ final class PgLease implements BackendLease {
         });
     }
 
-    /**
-     * Closes the session once the core knows the lease lost, so that the server frees whatever it still holds.
-     * Never before: a check that failed on a live session (a read timeout after the process was paused) would free
-     * the lock in the server while the core still counted the lease valid.
-     */
-    void giveBackLost() {
-        if (givenBack.compareAndSet(false, true)) {
-            backend.forget(this);
-            backend.sessions().discard(connection);
-        }
-    }
-
+    /** Releases the lock and clears the session's mark; no row means another owner's session, left as it was. */
     @Override
-    public boolean release() {
-        return PostgresLockBackend.uninterrupted(this::releaseNow);
-    }
-
-    private boolean releaseNow() {
-        if (!givenBack.compareAndSet(false, true)) {
-            return false; // given back already: the lock was found lost
-        }
-        backend.forget(this);
-        boolean released;
+    protected boolean releaseInSession() throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(PgSql.RELEASE)) {
             ps.setLong(1, id);
             ps.setString(2, owner);
@@ -107,18 +70,23 @@ final class PgLease implements BackendLease {
             ps.execute();
             try (ResultSet rs = ps.getResultSet()) {
                 // no row: the session is another owner's (a pooler in transaction mode), left as it was
-                released = rs.next() && rs.getBoolean(1) && rs.getBoolean(2);
+                return rs.next() && rs.getBoolean(1) && rs.getBoolean(2);
             }
-        } catch (SQLException e) {
-            // The session is broken, and with it the lock: the server frees a dead session's locks.
-            backend.sessions().discard(connection);
-            return false;
         }
-        if (released) {
-            backend.sessions().giveBack(connection);
-        } else {
-            backend.sessions().discard(connection);
-        }
-        return released;
+    }
+
+    @Override
+    protected void forget() {
+        backend.forget(this);
+    }
+
+    @Override
+    protected void giveBack() {
+        backend.sessions().giveBack(connection);
+    }
+
+    @Override
+    protected void discard() {
+        backend.sessions().discard(connection);
     }
 }

@@ -4,9 +4,13 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.jdbc.internal.Failures;
+import org.locksmith.lock.jdbc.internal.SqlScript;
 
-/** The SQL of the backend (schema, acquire function) and the PostgreSQL errors it reacts to. */
+/** The SQL of the backend (schema from {@code schema.sql}, statements) and the PostgreSQL errors it reacts to. */
 final class PgSql {
     /** lock_not_available: {@code lock_timeout} ran out (also what NOWAIT reports). */
     static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -22,76 +26,27 @@ final class PgSql {
     private PgSql() {}
 
     /**
-     * The key table: one row per key ever locked, holding the key's advisory lock id and its fencing counter. Keys
-     * are stored as their SHA-256 (a 1024-character key may exceed a B-tree entry, and text cannot hold NUL).
+     * The file DBAs run, and the backend too: the key table and the acquire function (see the file's header for what
+     * the function does), in the format {@link SqlScript} reads. Every {@code locksmith_lock} in it is the table name;
+     * its error code for a shared session is {@link #SHARED_SESSION}.
      */
-    static String createTable(String table) {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (key_hash bytea PRIMARY KEY, id bigint NOT NULL UNIQUE,"
-                + " token bigint NOT NULL DEFAULT 0)";
-    }
+    static final String SCHEMA_RESOURCE = "/org/locksmith/lock/postgres/schema.sql";
+    /** How {@link #SCHEMA_RESOURCE} spells the table name (the function adds {@code _acquire}). */
+    static final String SCHEMA_TABLE = "locksmith_lock";
+
+    private static final List<String> SCHEMA =
+            SqlScript.statements(SCHEMA_RESOURCE, PgSql.class.getResourceAsStream(SCHEMA_RESOURCE));
 
     /**
-     * The acquire function: one round trip grants a lock and issues its fencing token. In order: refuse a session
-     * that holds a lease already (a pooler in transaction mode shares server sessions between clients, and session
-     * advisory locks are re-entrant per session); grant nothing during the restart hold-off (returns minus the
-     * milliseconds left, minus 10); take the advisory lock, at once ({@code p_wait_ms = 0}, returns 0 if held) or
-     * waiting up to {@code lock_timeout}; issue the token from the key's row, never below the server clock in
-     * microseconds (so tokens keep rising if the table is lost or a replica without the last commits takes over);
-     * return -1 if the key's row names another id (the caller's cached id is stale: it maps again). A token equal to
-     * the server clock is committed without waiting for the disk ({@code synchronous_commit = off}): a crash may lose
-     * it, and the next token after the restart, at least the clock then, is greater still. A token above the clock
-     * (the key's counter ran ahead of it: the clock was set back, or a failover went to a server whose clock is
-     * behind) is flushed before the client sees the grant ({@code synchronous_commit = on}): no clock would cover it.
-     * Last, the session is marked with the lease's owner and given {@code idle_session_timeout} (its value before
-     * is kept in {@code locksmith.idle}, for the release to restore), and {@code o_held_us}
-     * says how long after the statement began (on the server) it ended: the session was proven alive then, which
-     * may be long after the request was sent.
+     * The statements that create the key table and the acquire function {@code table + "_acquire"} (replacing the
+     * function if it exists); {@code table} must be validated (it goes into SQL text unquoted).
      */
-    static String createFunction(String table) {
-        String micros = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
-        return "CREATE OR REPLACE FUNCTION " + table + "_acquire(p_hash bytea, p_id bigint, p_owner text,"
-                + " p_wait_ms bigint, p_holdoff_ms bigint, p_session_ms bigint, OUT o_token bigint, OUT o_held_us bigint)"
-                + " LANGUAGE plpgsql AS $f$\n"
-                + "DECLARE v_up_ms bigint; v_token bigint; v_now bigint;\n"
-                + "BEGIN\n"
-                + "  IF current_setting('locksmith.lease', true) <> '' THEN\n"
-                + "    RAISE EXCEPTION USING ERRCODE = '" + SHARED_SESSION
-                + "', MESSAGE = 'this session holds Locksmith"
-                + " lease ' || current_setting('locksmith.lease') || ' already: server sessions are shared between"
-                + " clients (a pooler in transaction mode?); use session pooling or connect directly';\n"
-                + "  END IF;\n"
-                + "  IF p_holdoff_ms > 0 THEN\n"
-                + "    v_up_ms := (extract(epoch FROM clock_timestamp() - pg_postmaster_start_time()) * 1000)::bigint;\n"
-                + "    IF v_up_ms < p_holdoff_ms THEN o_token := v_up_ms - p_holdoff_ms - 10; RETURN; END IF;\n"
-                + "  END IF;\n"
-                + "  IF p_wait_ms <= 0 THEN\n"
-                + "    IF NOT pg_try_advisory_lock(p_id) THEN o_token := 0; RETURN; END IF;\n"
-                + "  ELSE\n"
-                + "    PERFORM set_config('lock_timeout', p_wait_ms || 'ms', true);\n"
-                + "    PERFORM pg_advisory_lock(p_id);\n"
-                + "  END IF;\n"
-                + "  v_now := " + micros + ";\n"
-                + "  UPDATE " + table + " SET token = greatest(token + 1, v_now)"
-                + " WHERE key_hash = p_hash AND id = p_id RETURNING token INTO v_token;\n"
-                + "  IF v_token IS NULL THEN\n"
-                + "    BEGIN\n"
-                + "      INSERT INTO " + table + " (key_hash, id, token) VALUES (p_hash, p_id, v_now)"
-                + " RETURNING token INTO v_token;\n"
-                + "    EXCEPTION WHEN unique_violation THEN\n"
-                + "      PERFORM pg_advisory_unlock(p_id);\n"
-                + "      o_token := -1;\n"
-                + "      RETURN;\n"
-                + "    END;\n"
-                + "  END IF;\n"
-                + "  PERFORM set_config('synchronous_commit', CASE WHEN v_token > v_now THEN 'on' ELSE 'off' END,"
-                + " true);\n"
-                + "  PERFORM set_config('locksmith.lease', p_owner, false);\n"
-                + "  PERFORM set_config('locksmith.idle', current_setting('idle_session_timeout'), false);\n"
-                + "  PERFORM set_config('idle_session_timeout', p_session_ms || 'ms', false);\n"
-                + "  o_token := v_token;\n"
-                + "  o_held_us := (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::bigint;\n"
-                + "END\n"
-                + "$f$";
+    static List<String> schema(String table) {
+        List<String> statements = new ArrayList<>(SCHEMA.size());
+        for (String statement : SCHEMA) {
+            statements.add(statement.replace(SCHEMA_TABLE, table));
+        }
+        return List.copyOf(statements);
     }
 
     /** Maps a key to its lock id: claims {@code id} for it unless the key or the id is taken; then reads the key's. */
@@ -154,8 +109,9 @@ final class PgSql {
             c.setAutoCommit(false);
             try {
                 s.execute("SELECT " + SCHEMA_LOCK);
-                s.execute(createTable(table));
-                s.execute(createFunction(table));
+                for (String statement : schema(table)) {
+                    s.execute(statement);
+                }
                 c.commit();
             } catch (SQLException e) {
                 c.rollback();
@@ -195,23 +151,6 @@ final class PgSql {
                             + " directly (" + e.getMessage() + ")",
                     e);
         }
-        return new LockBackendException(what + ": " + reason(e), e);
-    }
-
-    /**
-     * The message of {@code e} and, where a pool or driver wrapped the real failure ("Connection is not available,
-     * request timed out"), the innermost cause's too: the server's own reason (password authentication failed,
-     * database does not exist) or the network's (Connection refused).
-     */
-    static String reason(Throwable e) {
-        Throwable root = e;
-        for (int i = 0; i < 10 && root.getCause() != null && root.getCause() != root; i++) {
-            root = root.getCause();
-        }
-        String message = String.valueOf(e.getMessage());
-        if (root == e || root.getMessage() == null || message.contains(root.getMessage())) {
-            return message;
-        }
-        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        return new LockBackendException(what + ": " + Failures.reason(e), e);
     }
 }

@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,18 +16,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.locksmith.lock.LockBackendException;
 import org.locksmith.lock.LockFeature;
+import org.locksmith.lock.jdbc.internal.Canceller;
+import org.locksmith.lock.jdbc.internal.Connector;
+import org.locksmith.lock.jdbc.internal.Interrupts;
+import org.locksmith.lock.jdbc.internal.Parallel;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.BackendLease;
 import org.locksmith.lock.spi.LockBackend;
@@ -36,7 +34,7 @@ import org.locksmith.lock.spi.RenewalReport;
 
 /**
  * PostgreSQL locks: a session-level advisory lock per key, held by a connection lent to the lease, taken and fenced
- * in one round trip by the acquire function (see {@link PgSql#createFunction}). The server queues waiters and wakes
+ * in one round trip by the acquire function (see {@code schema.sql}). The server queues waiters and wakes
  * the next one on release; it frees a session's locks when the session ends, and ends a holder's session after
  * {@code sessionTimeout} of silence ({@code idle_session_timeout}). Key ids come from the key table, so distinct
  * keys never share an advisory lock; they are cached, and the acquire function refuses a stale one.
@@ -128,13 +126,6 @@ public final class PostgresLockBackend implements LockBackend {
         }
     }
 
-    /** Opens one connection for work other than a lock; may block, so it is called with a deadline. */
-    @FunctionalInterface
-    public interface Connector {
-        /** A new connection, which the caller closes. */
-        Connection connect() throws SQLException;
-    }
-
     @Override
     public String name() {
         return "postgresql";
@@ -196,7 +187,7 @@ public final class PostgresLockBackend implements LockBackend {
         }
         boolean granted = false;
         boolean maybeHeld = false;
-        Canceller canceller = new Canceller(request);
+        Canceller canceller = new Canceller(request, cancelExecutor);
         byte[] hash = sha256(request.key());
         try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
             long id = idOf(c, request.key(), hash);
@@ -309,7 +300,7 @@ public final class PostgresLockBackend implements LockBackend {
      * lock and mark are left alone, and the caller discards this connection).
      */
     private boolean freeSession(Connection c, String owner) {
-        return uninterrupted(() -> {
+        return Interrupts.uninterrupted(() -> {
             try (PreparedStatement ps = c.prepareStatement(PgSql.CLEAN_UP)) {
                 c.setNetworkTimeout(Runnable::run, (int) settings.timeout().toMillis());
                 ps.setString(1, owner);
@@ -418,34 +409,8 @@ public final class PostgresLockBackend implements LockBackend {
      */
     @Override
     public void renew(List<BackendLease> leases, RenewalReport report) {
-        List<Future<?>> others = new ArrayList<>(Math.max(0, leases.size() - 1));
-        for (int i = 1; i < leases.size(); i++) {
-            PgLease lease = (PgLease) leases.get(i);
-            try {
-                others.add(checkExecutor.submit(() -> check(lease, report)));
-            } catch (RejectedExecutionException closing) {
-                check(lease, report);
-            }
-        }
-        if (!leases.isEmpty()) {
-            check((PgLease) leases.get(0), report);
-        }
-        boolean interrupted = false;
-        for (Future<?> f : others) {
-            while (true) {
-                try {
-                    f.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // return only once no check is in flight, as the SPI asks
-                } catch (ExecutionException e) {
-                    break; // its lease stays unreported, so unconfirmed: the next round asks again
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        // a check that threw leaves its lease unreported, so unconfirmed: the next round asks again
+        Parallel.forEach(leases, l -> check((PgLease) l, report), checkExecutor, failure -> {});
     }
 
     private void check(PgLease lease, RenewalReport report) {
@@ -467,22 +432,6 @@ public final class PostgresLockBackend implements LockBackend {
     }
 
     /**
-     * Runs a store call that does not wait with the thread's interrupt status set aside, and sets it again after:
-     * a virtual thread's socket closes on its first read with the status set, so a release by an interrupted
-     * thread would end its session.
-     */
-    static <T> T uninterrupted(Supplier<T> call) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return call.get();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
      * The server-side wait for {@code remainingNanos}, in whole milliseconds rounded up (the exact deadline is kept by
      * cancelling the wait): at least 1, at most {@link #MAX_WAIT_MILLIS}, also for a wait without a deadline.
      */
@@ -492,59 +441,5 @@ public final class PostgresLockBackend implements LockBackend {
             return max;
         }
         return Math.max(1, (remainingNanos + 999_999) / 1_000_000);
-    }
-
-    /**
-     * Unblocks the lock wait of one acquire when the core cancels it (deadline, interrupt, client close): a JDBC
-     * statement ignores interrupts, so it is cancelled with {@link Statement#cancel()}, which makes the driver send
-     * a cancel request over a new connection; that blocks, so it runs on the backend's own threads.
-     */
-    private final class Canceller {
-        private final ReentrantLock lock = new ReentrantLock();
-        private Statement running;
-
-        Canceller(AcquireRequest request) {
-            request.onCancel(this::cancelSoon);
-        }
-
-        void begin(Statement statement) {
-            lock.lock();
-            try {
-                running = statement;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** The statement returned; waits for a cancel in progress, so that it cannot hit the next statement. */
-        void end() {
-            lock.lock();
-            try {
-                running = null;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private void cancelSoon() {
-            try {
-                cancelExecutor.execute(this::cancelNow);
-            } catch (RejectedExecutionException e) {
-                cancelNow(); // the backend is closing: cancel on this thread rather than never
-            }
-        }
-
-        private void cancelNow() {
-            lock.lock();
-            try {
-                if (running != null) {
-                    running.cancel();
-                }
-            } catch (SQLException | RuntimeException e) {
-                // the wait ends anyway at its lock_timeout (the backstop)
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 }

@@ -3,6 +3,8 @@ package org.locksmith.lock.postgres.internal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.locksmith.lock.jdbc.internal.CommonOptions;
+import org.locksmith.lock.spi.LockUrl;
 
 /**
  * Validated settings of one PostgreSQL backend, shared by the URL provider and the builder.
@@ -69,6 +71,40 @@ public record PostgresSettings(
         Duration session = defaultSessionTimeout(DEFAULT_CHECK_INTERVAL);
         return new PostgresSettings(
                 DEFAULT_TABLE, true, DEFAULT_CHECK_INTERVAL, session, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT, session);
+    }
+
+    /**
+     * The settings of a {@code postgresql://} URL's parameters, with their defaults and ranges, checked before any
+     * I/O: the one place these parameters are read (URL clients and clients on an application's data source).
+     *
+     * @throws IllegalArgumentException naming the parameter, if one is invalid
+     */
+    public static PostgresSettings from(LockUrl url) {
+        return of(options()
+                .readUrl(url, PostgresSettings::defaultSessionTimeout, Duration.ofMillis(100), MAX_SESSION_TIMEOUT));
+    }
+
+    /** The builder's and the URL's options at their defaults. */
+    public static CommonOptions options() {
+        return new CommonOptions(DEFAULT_TABLE, DEFAULT_CHECK_INTERVAL, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * The settings of {@code options}, the session timeout defaulting to {@link #defaultSessionTimeout} of the
+     * check interval and the restart hold-off to the session timeout.
+     *
+     * @throws IllegalArgumentException if a setting is invalid
+     */
+    public static PostgresSettings of(CommonOptions options) {
+        Duration session = options.sessionTimeoutOr(PostgresSettings::defaultSessionTimeout);
+        return new PostgresSettings(
+                options.table(),
+                options.createSchema(),
+                options.checkInterval(),
+                session,
+                options.poolSize(),
+                options.timeout(),
+                options.restartHoldOffOr(session));
     }
 
     /** {@value #DEFAULT_SESSION_CHECKS} check intervals, at least one second. */

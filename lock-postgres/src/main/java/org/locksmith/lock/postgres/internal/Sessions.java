@@ -5,13 +5,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.locksmith.lock.LockBackendException;
+import org.locksmith.lock.jdbc.internal.Connector;
+import org.locksmith.lock.jdbc.internal.FirstConnection;
 import org.locksmith.lock.spi.AcquireRequest;
 import org.locksmith.lock.spi.Permits;
 
@@ -28,7 +26,7 @@ final class Sessions implements AutoCloseable {
     private final Permits permits;
     private final int size;
     private final Map<Connection, Lent> lent = new ConcurrentHashMap<>();
-    private final PostgresLockBackend.Connector connector;
+    private final Connector connector;
 
     private record Lent(boolean autoCommit, int networkTimeout) {}
 
@@ -37,7 +35,7 @@ final class Sessions implements AutoCloseable {
      *     that the first connection's failure is the driver's own (refused, no such database, wrong password), at
      *     once, not the pool's "request timed out" after its retries
      */
-    Sessions(DataSource dataSource, PostgresLockBackend.Connector connector, boolean owned, String name, int permits) {
+    Sessions(DataSource dataSource, Connector connector, boolean owned, String name, int permits) {
         this.dataSource = dataSource;
         this.connector = connector;
         this.owned = owned;
@@ -145,49 +143,7 @@ final class Sessions implements AutoCloseable {
      * @throws LockBackendException naming this address and the reason, if it cannot be had in time
      */
     Connection service(long timeoutNanos) {
-        AtomicBoolean taken = new AtomicBoolean();
-        FutureTask<Connection> task = new FutureTask<>(() -> {
-            Connection c = connector.connect();
-            if (!taken.compareAndSet(false, true)) {
-                c.close(); // the caller gave up on it
-                return null;
-            }
-            return c;
-        });
-        Thread t = new Thread(task, "locksmith-postgres-connect");
-        t.setDaemon(true);
-        t.start();
-        boolean interrupted = false;
-        try {
-            long deadline = System.nanoTime() + timeoutNanos;
-            while (true) {
-                try {
-                    return task.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true; // the deadline bounds the wait anyway
-                } catch (TimeoutException e) {
-                    if (taken.compareAndSet(false, true)) {
-                        throw new LockBackendException("could not connect to " + name + " within the timeout ("
-                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                                + " ms): the server did not answer (stopped, or a network that drops packets?)");
-                    }
-                    // connected in the same instant: the connection is ours after all
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof SQLException sql) {
-                        throw PgSql.failure("could not connect to " + name, sql);
-                    }
-                    if (cause instanceof LockBackendException lbe) {
-                        throw lbe;
-                    }
-                    throw new LockBackendException("could not connect to " + name + ": " + PgSql.reason(cause), cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return FirstConnection.open(connector, timeoutNanos, name, "locksmith-postgres-connect", PgSql::failure);
     }
 
     @Override
