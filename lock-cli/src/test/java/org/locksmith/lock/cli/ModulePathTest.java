@@ -19,14 +19,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An application that is itself a module, run on the module path with the published jars as modules: {@code
  * Locks.open} finds each backend's provider through the module system ({@code provides} in lock-redis,
- * lock-mysql and lock-postgres, the service file of lock-zookeeper's automatic module) and takes a real lock on each store. The
+ * lock-mysql and lock-postgres, the service file of lock-zookeeper's automatic module) and takes a real lock on each store
+ * (lock-jdbc-support, which lock-mysql and lock-postgres require, is a module too). The
  * backends' libraries that carry a module name (Jedis, commons-pool2, HikariCP, SLF4J) are on the module path too;
  * the rest (Curator, ZooKeeper, the JDBC drivers, Gson) stay on the class path, as an application would have them.
  */
 class ModulePathTest {
     /** Class-path entries that go on the module path, by file name. */
-    private static final Pattern MODULES = Pattern.compile("(lock-(api|redis|mysql|postgres|zookeeper)-[^/]*\\.jar"
-            + "|jedis-.*\\.jar|commons-pool2-.*\\.jar|HikariCP-.*\\.jar|slf4j-api-.*\\.jar)");
+    private static final Pattern MODULES =
+            Pattern.compile("(lock-(api|redis|mysql|postgres|zookeeper|jdbc-support)-[^/]*\\.jar"
+                    + "|jedis-.*\\.jar|commons-pool2-.*\\.jar|HikariCP-.*\\.jar|slf4j-api-.*\\.jar)");
 
     @TempDir
     Path dir;
@@ -47,6 +49,7 @@ class ModulePathTest {
                 .as("the published jars on the test class path (run after `package`, as `./mvnw verify` does): "
                         + Cli.classPath())
                 .anyMatch(e -> e.contains("lock-api-"))
+                .anyMatch(e -> e.contains("lock-jdbc-support-"))
                 .anyMatch(e -> e.contains("lock-redis-"))
                 .anyMatch(e -> e.contains("lock-mysql-"))
                 .anyMatch(e -> e.contains("lock-postgres-"))
