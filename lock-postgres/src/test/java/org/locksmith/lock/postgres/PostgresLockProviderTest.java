@@ -37,7 +37,9 @@ class PostgresLockProviderTest {
     void opensOnTheApplicationsDataSourceWithTheUrlsSettings() throws Exception {
         assertThat(new PostgresLockProvider().applicationConnectionType()).contains(DataSource.class);
         try (HikariDataSource pool = applicationDataSource()) {
-            try (LockClient client = Locks.open("postgresql://?table=" + TABLE + "&poolSize=2", pool);
+            // restartHoldOffMs=0: the embedded server of a fresh machine may have started a moment ago
+            try (LockClient client =
+                            Locks.open("postgresql://?table=" + TABLE + "&poolSize=2&restartHoldOffMs=0", pool);
                     LockLease lease = client.lock(KEY).acquire(Duration.ofSeconds(5))) {
                 assertThat(lease.isValid()).isTrue();
                 assertThat(pool.getHikariPoolMXBean().getActiveConnections())

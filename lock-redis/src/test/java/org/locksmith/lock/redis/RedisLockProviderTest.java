@@ -32,7 +32,9 @@ class RedisLockProviderTest {
     void opensOnTheApplicationsUnifiedJedisWithTheUrlsLockSettings() throws Exception {
         assertThat(new RedisLockProvider().applicationConnectionType()).contains(UnifiedJedis.class);
         try (RedisClient jedis = applicationClient()) {
-            try (LockClient client = Locks.open("redis://?prefix=" + PREFIX + "&leaseMs=4000", jedis);
+            // the shared server's lock URL: restartHoldOffMs=0 on a server these tests started, which is fresh
+            // (its hosts are not used: the application's client decides where to connect)
+            try (LockClient client = Locks.open(TestRedis.sharedLockUrl("prefix=" + PREFIX + "&leaseMs=4000"), jedis);
                     LockLease lease = client.lock("app").acquire(Duration.ofSeconds(5))) {
                 assertThat(lease.isValid()).isTrue();
                 assertThat(jedis.keys("*" + PREFIX + "*"))
