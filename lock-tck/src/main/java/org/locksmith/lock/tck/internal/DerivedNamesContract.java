@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.locksmith.lock.LockClient;
 import org.locksmith.lock.LockLease;
 
@@ -155,15 +157,13 @@ public final class DerivedNamesContract {
      * come late and leave the lease unconfirmed for a moment, which is not what this contract is about; a lease whose
      * record a release of another key destroyed is lost and never turns valid again.
      */
-    private static boolean validWithin(LockLease lease, Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!lease.isValid()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            Thread.sleep(5); // a poll of an in-process flag, bounded by within
+    private static boolean validWithin(LockLease lease, Duration within) {
+        try {
+            Awaitility.await().pollInterval(Duration.ofMillis(5)).atMost(within).until(lease::isValid);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     private LockLease granted(
